@@ -1,0 +1,128 @@
+/**
+ * The typed, validated and frozen configuration of the server.
+ * Produced once at start by `loadConfig`; nothing else reads `process.env`.
+ * Key names in comments are the external keys (CONTRACT.md section 1), matched case-insensitively.
+ */
+
+export type AuthProviderName = 'Local' | 'OpenId' | 'Jwt' | 'Saml';
+
+export interface TlsConfig {
+  /** Server:Tls:CertificatePath */
+  readonly certificatePath: string;
+  /** Server:Tls:KeyPath */
+  readonly keyPath: string;
+  /** The PEM contents, read and checked while loading the configuration. */
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
+export interface ServerConfig {
+  /** Server:Port, default 8080 (0 picks a free port). */
+  readonly port: number;
+  /** Server:Host, default 0.0.0.0 */
+  readonly host: string;
+  /** Present when both Server:Tls:CertificatePath and Server:Tls:KeyPath are set. */
+  readonly tls: TlsConfig | null;
+  /** Server:ShutdownTimeoutSeconds, default 10: how long graceful shutdown waits before closing connections. */
+  readonly shutdownTimeoutSeconds: number;
+}
+
+export interface DatabaseConfig {
+  /** Database:Url, a postgres:// URL; null selects the embedded database. */
+  readonly url: string | null;
+  /** Database:DataDir, default ./data (resolved against the working directory); `memory://` keeps everything in memory. */
+  readonly dataDir: string;
+}
+
+export interface LocalAuthConfig {
+  /** Authentication:Local:DefaultAdminUsername, default admin */
+  readonly defaultAdminUsername: string;
+  /** Authentication:Local:DefaultAdminPassword, default admin */
+  readonly defaultAdminPassword: string;
+}
+
+export interface OpenIdAuthConfig {
+  readonly authority: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** default true */
+  readonly requireHttpsMetadata: boolean;
+  /** default 'code' */
+  readonly responseType: string;
+  /** default ['openid', 'profile', 'email'] */
+  readonly scope: readonly string[];
+}
+
+export interface JwtAuthConfig {
+  readonly authority: string;
+  readonly audience: string;
+  /** default true */
+  readonly requireHttpsMetadata: boolean;
+  readonly tokenValidationParameters: {
+    /** default true */
+    readonly validateAudience: boolean;
+    /** default true */
+    readonly validateIssuer: boolean;
+  };
+  readonly clientId: string | null;
+  readonly authorizeUrl: string | null;
+  readonly tokenUrl: string | null;
+  /** space-separated scope string, default null */
+  readonly scopes: string | null;
+}
+
+export interface SamlAuthConfig {
+  readonly spOptionsEntityId: string;
+  /** default /saml2 */
+  readonly spOptionsModulePath: string;
+  readonly identityProviderEntityId: string;
+  readonly identityProviderMetadataUrl: string;
+}
+
+export interface AuthenticationConfig {
+  /** Authentication:Provider, default Saml (the shipped appsettings.json sets Local). */
+  readonly provider: AuthProviderName;
+  /** default http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress */
+  readonly emailClaimType: string;
+  /** default http://schemas.microsoft.com/ws/2008/06/identity/claims/role */
+  readonly roleClaimType: string;
+  /** default http://schemas.xmlsoap.org/ws/2005/05/identity/claims/nameidentifier */
+  readonly idClaimType: string;
+  readonly local: LocalAuthConfig;
+  /** Only the active provider's section is validated and present; the others are null. */
+  readonly openId: OpenIdAuthConfig | null;
+  readonly jwt: JwtAuthConfig | null;
+  readonly saml: SamlAuthConfig | null;
+}
+
+export interface AuthorizationConfig {
+  /** Authorization:Policies:canAll / canChange: role names per policy. Defaults ['admin'] and ['developer']. */
+  readonly policies: { readonly canAll: readonly string[]; readonly canChange: readonly string[] };
+  /** Authorization:RoleClaimTypes, default ['role', 'roles', 'groups', 'name']. */
+  readonly roleClaimTypes: readonly string[];
+}
+
+export interface SessionConfig {
+  /** Session:IdleTimeoutMinutes, default 480 */
+  readonly idleTimeoutMinutes: number;
+  /** Session:Secret, at least 32 characters; null means a secret kept in the database (shared by instances). */
+  readonly secret: string | null;
+}
+
+export interface AppConfig {
+  /** APP_ENV, default Production */
+  readonly environment: string;
+  readonly server: ServerConfig;
+  readonly database: DatabaseConfig;
+  readonly authentication: AuthenticationConfig;
+  readonly authorization: AuthorizationConfig;
+  readonly session: SessionConfig;
+  readonly grpc: {
+    /** Grpc:RequireAuthentication, default false */
+    readonly requireAuthentication: boolean;
+  };
+  readonly logging: {
+    /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
+    readonly level: string;
+  };
+}
