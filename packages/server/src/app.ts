@@ -1,0 +1,243 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { openDatabase, type Database } from './db/database.js';
+import { createUnitOfWork, type UnitOfWork } from './db/unit-of-work.js';
+import { AuditQueries } from './features/audit/audit-queries.js';
+import { auditRoutes } from './features/audit/audit-routes.js';
+import { authPlugin, type Authenticator } from './features/auth/auth-plugin.js';
+import { authRoutes, userRoutes } from './features/auth/auth-routes.js';
+import { createDbSessionStore } from './features/auth/db-session-store.js';
+import type { ClaimSettings } from './features/auth/identity.js';
+import { LocalAccounts } from './features/auth/local-accounts.js';
+import { EntryCommands } from './features/entries/entry-commands.js';
+import { EntryQueries } from './features/entries/entry-queries.js';
+import { entryRoutes } from './features/entries/entry-routes.js';
+import { createMetrics, type Metrics } from './features/ops/metrics.js';
+import { opsRoutes } from './features/ops/ops-routes.js';
+import { createChangeHub, type ChangeHub } from './features/realtime/change-hub.js';
+import { ServiceCommands } from './features/services/service-commands.js';
+import { ServiceQueries } from './features/services/service-queries.js';
+import { serviceRoutes } from './features/services/service-routes.js';
+import { VersionCommands } from './features/versions/version-commands.js';
+import { VersionQueries } from './features/versions/version-queries.js';
+import { versionRoutes } from './features/versions/version-routes.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import type { AppConfig } from './platform/config/app-config.js';
+import { randomIds, type IdGenerator } from './platform/ids.js';
+import { installProblemDetails } from './platform/http/problem-details.js';
+import { ProblemDetailsSchema } from './platform/http/schemas.js';
+
+export type RequestHandler = (
+  req: IncomingMessage | Http2ServerRequest,
+  res: ServerResponse | Http2ServerResponse,
+) => void;
+
+export interface AppDependencies {
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+}
+
+export interface App {
+  readonly config: AppConfig;
+  readonly fastify: FastifyInstance;
+  readonly database: Database;
+  readonly hub: ChangeHub;
+  readonly uow: UnitOfWork;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  /** Serves one request of any transport; what the one-port listener calls. */
+  readonly handler: RequestHandler;
+  /** Marks the app as draining (readiness turns 503) before the listener closes. */
+  beginShutdown(): void;
+  /** Releases everything the app holds; call after the listener has closed. */
+  close(): Promise<void>;
+}
+
+/** The built-in default password of the seeded admin; a warning is logged while it is still in use. */
+export const BUILT_IN_ADMIN_PASSWORD = 'admin';
+const SESSION_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the whole service from its configuration. Never listens: main.ts and tests do that. */
+export async function buildApp(config: AppConfig, deps: AppDependencies = {}): Promise<App> {
+  const clock = deps.clock ?? systemClock;
+  const ids = deps.ids ?? randomIds;
+  const logger =
+    deps.logger ??
+    pino({
+      level: config.logging.level,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.passwordHash'],
+        censor: '[redacted]',
+      },
+    });
+  const metrics = createMetrics();
+  const database = await openDatabase(config.database, {
+    onQuery: ({ durationMs, failed }) =>
+      metrics.dbQueryDuration.observe({ outcome: failed ? 'error' : 'ok' }, durationMs / 1000),
+  });
+
+  try {
+    return await assemble(config, { clock, ids, logger, metrics, database });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+async function assemble(
+  config: AppConfig,
+  parts: { clock: Clock; ids: IdGenerator; logger: Logger; metrics: Metrics; database: Database },
+): Promise<App> {
+  const { clock, ids, logger, metrics, database } = parts;
+  const hub = createChangeHub();
+  const uow = createUnitOfWork(database, hub);
+  const claimSettings: ClaimSettings = {
+    idClaimType: config.authentication.idClaimType,
+    emailClaimType: config.authentication.emailClaimType,
+    roleClaimType: config.authentication.roleClaimType,
+    authorization: config.authorization,
+  };
+
+  const local = config.authentication.provider === 'Local' ? new LocalAccounts(uow, clock, claimSettings) : null;
+  if (!local) {
+    // OpenId, Jwt and Saml sign-in are not part of this build yet; refuse to start rather than run unguarded.
+    throw new Error(
+      `Authentication:Provider ${config.authentication.provider} is not available in this build; use Local.`,
+    );
+  }
+  const authenticator: Authenticator = local;
+
+  const fastify = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const header = req.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installProblemDetails(fastify);
+  // Only JSON bodies (and, later, the SAML form posts): anything else answers 415.
+  fastify.removeContentTypeParser('text/plain');
+  fastify.addSchema(ProblemDetailsSchema);
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  await fastify.register(helmet, {
+    global: true,
+    // Plain HTTP is allowed for local development: only ask browsers to upgrade when we serve TLS.
+    hsts: config.server.tls !== null,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.server.tls !== null ? [] : null } },
+  });
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Realtime Config management API',
+        version: '1.0.0',
+        description: 'Services, config versions, entries, members and audit logs. Errors are RFC 9457 problem details.',
+      },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'rc_session' } } },
+      security: [{ session: [] }],
+    },
+  });
+  await fastify.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+  fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());
+
+  const sessionStore = createDbSessionStore(database.db, config.session.idleTimeoutMinutes * 60_000);
+  await fastify.register(authPlugin, {
+    authenticator,
+    sessionSecret: config.session.secret ?? (await sharedSessionSecret(database)),
+    sessionStore,
+    idleTimeoutMs: config.session.idleTimeoutMinutes * 60_000,
+  });
+
+  let shuttingDown = false;
+  await fastify.register(opsRoutes, { metrics, ping: () => database.ping(), isShuttingDown: () => shuttingDown });
+  await fastify.register(authRoutes, { authentication: config.authentication, local });
+  await fastify.register(userRoutes, { local });
+  await fastify.register(serviceRoutes, {
+    commands: new ServiceCommands(uow, clock, ids),
+    queries: new ServiceQueries(uow),
+  });
+  await fastify.register(versionRoutes, {
+    commands: new VersionCommands(uow, clock, ids),
+    queries: new VersionQueries(uow),
+  });
+  await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
+  await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
+  // The web UI arrives in a later issue; until then the root points at the API documentation.
+  fastify.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/docs'));
+
+  await fastify.ready();
+
+  const { defaultAdminUsername, defaultAdminPassword } = config.authentication.local;
+  if (await local.seedAdmin(defaultAdminUsername, defaultAdminPassword, BUILT_IN_ADMIN_PASSWORD)) {
+    logger.warn(
+      { username: defaultAdminUsername },
+      'The admin account still has the built-in default password. Sign in and change it (PUT /api/users/{username}).',
+    );
+  }
+
+  const purgeTimer = setInterval(() => {
+    sessionStore.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired sessions failed'));
+  }, SESSION_PURGE_INTERVAL_MS);
+  purgeTimer.unref();
+
+  return {
+    config,
+    fastify,
+    database,
+    hub,
+    uow,
+    metrics,
+    logger,
+    // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
+    handler: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    async close() {
+      shuttingDown = true;
+      clearInterval(purgeTimer);
+      await fastify.close();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * Without Session:Secret, the cookie-signing secret is made once and kept in the database, so every
+ * instance on the same database signs and checks cookies alike and restarts keep sessions valid.
+ */
+async function sharedSessionSecret(database: Database): Promise<string> {
+  const candidate = randomBytes(48).toString('base64url');
+  await database.db
+    .insertInto('settings')
+    .values({ key: 'session-secret', value: candidate })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await database.db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', 'session-secret')
+    .executeTakeFirstOrThrow();
+  return row.value;
+}

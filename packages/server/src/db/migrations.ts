@@ -1,0 +1,119 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Dialect } from './database.js';
+
+/**
+ * Migrations live in code so the compiled server carries them. Both dialects share one definition;
+ * the few differences (auto-increment, 64-bit integers) are chosen by dialect.
+ */
+function initialSchema(dialect: Dialect): Migration {
+  // BIGINT in PostgreSQL; SQLite's INTEGER is already 64-bit.
+  const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
+  const serial = dialect === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('services')
+        .addColumn('num', serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('id', 'varchar(36)', (c) => c.notNull().unique())
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('repository_url', 'text')
+        .addColumn('contact_email', 'text')
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .addColumn('updated_at', int64, (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('service_members')
+        .addColumn('service_id', 'varchar(36)', (c) => c.notNull().references('services.id').onDelete('cascade'))
+        .addColumn('user_id', 'varchar(320)', (c) => c.notNull())
+        .addColumn('added_at', int64, (c) => c.notNull())
+        .addColumn('added_by', 'text')
+        .addPrimaryKeyConstraint('service_members_pk', ['service_id', 'user_id'])
+        .execute();
+
+      await db.schema
+        .createTable('versions')
+        .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('service_id', 'varchar(36)', (c) => c.notNull().references('services.id').onDelete('cascade'))
+        .addColumn('version_label', 'varchar(200)', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .addColumn('updated_at', int64, (c) => c.notNull())
+        .addColumn('last_change_ts', int64, (c) => c.notNull().defaultTo(0))
+        .addUniqueConstraint('versions_service_label_uq', ['service_id', 'version_label'])
+        .execute();
+
+      await db.schema
+        .createTable('entries')
+        .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('version_id', 'varchar(36)', (c) => c.notNull().references('versions.id').onDelete('cascade'))
+        .addColumn('key', 'varchar(512)', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('raw_value', 'text')
+        .addColumn('value_type', 'integer', (c) => c.notNull())
+        .addColumn('enum_definition', 'text')
+        .addColumn('description', 'text')
+        .addColumn('group_name', 'text')
+        .addColumn('group_description', 'text')
+        .addColumn('generation', 'integer', (c) => c.notNull())
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .addColumn('updated_at', int64, (c) => c.notNull())
+        .addColumn('changed_at', int64, (c) => c.notNull())
+        .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
+        .addUniqueConstraint('entries_version_key_uq', ['version_id', 'key'])
+        .execute();
+      await db.schema.createIndex('entries_version_changed_idx').on('entries').columns(['version_id', 'changed_at']).execute();
+
+      await db.schema
+        .createTable('audit_logs')
+        .addColumn('num', serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('id', 'varchar(36)', (c) => c.notNull().unique())
+        // No foreign key: the audit trail of a service outlives the service.
+        .addColumn('service_id', 'varchar(36)')
+        .addColumn('entity_type', 'varchar(20)', (c) => c.notNull())
+        .addColumn('entity_id', 'varchar(320)', (c) => c.notNull())
+        .addColumn('action', 'varchar(20)', (c) => c.notNull())
+        .addColumn('user_id', 'text')
+        .addColumn('user_name', 'text')
+        .addColumn('timestamp', int64, (c) => c.notNull())
+        .addColumn('changes', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_logs_service_idx').on('audit_logs').columns(['service_id', 'num']).execute();
+
+      await db.schema
+        .createTable('users')
+        .addColumn('username', 'varchar(200)', (c) => c.primaryKey())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('role', 'varchar(20)', (c) => c.notNull())
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .addColumn('updated_at', int64, (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('sid', 'varchar(128)', (c) => c.primaryKey())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('expires_at', int64, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_expires_idx').on('sessions').column('expires_at').execute();
+
+      await db.schema
+        .createTable('settings')
+        .addColumn('key', 'varchar(100)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const table of ['settings', 'sessions', 'users', 'audit_logs', 'entries', 'versions', 'service_members', 'services']) {
+        await sql`drop table if exists ${sql.table(table)}`.execute(db);
+      }
+    },
+  };
+}
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    getMigrations: () => Promise.resolve({ '0001-initial-schema': initialSchema(dialect) }),
+  };
+}

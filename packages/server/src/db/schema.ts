@@ -1,0 +1,96 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as Kysely sees them. Times are integer microseconds since the epoch (BIGINT). */
+export interface ServicesTable {
+  num: Generated<number>;
+  id: string;
+  name: string;
+  description: string | null;
+  repository_url: string | null;
+  contact_email: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ServiceMembersTable {
+  service_id: string;
+  user_id: string;
+  added_at: number;
+  added_by: string | null;
+}
+
+export interface VersionsTable {
+  id: string;
+  service_id: string;
+  version_label: string;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+  /** The version's change clock: timestamp of its last change. */
+  last_change_ts: number;
+}
+
+export interface EntriesTable {
+  id: string;
+  version_id: string;
+  key: string;
+  name: string;
+  raw_value: string | null;
+  value_type: number;
+  enum_definition: string | null;
+  description: string | null;
+  group_name: string | null;
+  group_description: string | null;
+  generation: number;
+  created_at: number;
+  updated_at: number;
+  /** Change-clock timestamp of the last change, deletion included. */
+  changed_at: number;
+  /** 1 for a tombstone: the entry was deleted and is kept so a backfill can report it. */
+  deleted: number;
+}
+
+export interface AuditLogsTable {
+  num: Generated<number>;
+  id: string;
+  service_id: string | null;
+  entity_type: string;
+  entity_id: string;
+  action: string;
+  user_id: string | null;
+  user_name: string | null;
+  timestamp: number;
+  /** JSON text: { before?, after? } */
+  changes: string;
+}
+
+export interface UsersTable {
+  username: string;
+  password_hash: string;
+  role: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  sid: string;
+  data: string;
+  /** Expiry in milliseconds since the epoch. */
+  expires_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface DatabaseSchema {
+  services: ServicesTable;
+  service_members: ServiceMembersTable;
+  versions: VersionsTable;
+  entries: EntriesTable;
+  audit_logs: AuditLogsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  settings: SettingsTable;
+}

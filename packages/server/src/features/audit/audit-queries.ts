@@ -1,0 +1,35 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
+import type { Page } from '../services/service-queries.js';
+import type { AuditEntityType, AuditRecord } from './audit-store.js';
+
+const ENTITY_TYPES: readonly AuditEntityType[] = ['Service', 'Version', 'Entry', 'Member'];
+
+/** Accepts an entity type in any case; returns the canonical name, or undefined when unknown. */
+export function parseEntityType(value: string): AuditEntityType | undefined {
+  return ENTITY_TYPES.find((t) => t.toLowerCase() === value.toLowerCase());
+}
+
+export class AuditQueries {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  /** The audit trail of a service, newest first. It outlives the service, so an unknown id is just empty. */
+  async search(query: {
+    serviceId: string;
+    entityType: AuditEntityType | null;
+    pageSize?: number | null;
+    pageToken?: string | null;
+  }): Promise<Page<AuditRecord>> {
+    const limit = clampPageSize(query.pageSize);
+    const beforeNum = decodePageToken(query.pageToken);
+    const rows = await this.uow.read.audit.search({
+      serviceId: query.serviceId,
+      entityType: query.entityType,
+      beforeNum,
+      limit: limit + 1,
+    });
+    const entities = rows.slice(0, limit);
+    const last = entities.at(-1);
+    return { entities, nextPageToken: rows.length > limit && last ? encodePageToken(last.num) : '' };
+  }
+}

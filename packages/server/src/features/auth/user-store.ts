@@ -1,0 +1,78 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DatabaseSchema, UsersTable } from '../../db/schema.js';
+
+export type LocalRole = 'admin' | 'developer';
+
+export interface UserRecord {
+  readonly username: string;
+  readonly passwordHash: string;
+  readonly role: LocalRole;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface UserStore {
+  list(): Promise<UserRecord[]>;
+  get(username: string): Promise<UserRecord | undefined>;
+  insert(user: UserRecord): Promise<void>;
+  update(username: string, change: { passwordHash?: string; role?: LocalRole; updatedAt: number }): Promise<void>;
+  delete(username: string): Promise<boolean>;
+  countByRole(role: LocalRole): Promise<number>;
+}
+
+function toRecord(row: Selectable<UsersTable>): UserRecord {
+  return {
+    username: row.username,
+    passwordHash: row.password_hash,
+    role: row.role as LocalRole,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+export function createUserStore(db: Kysely<DatabaseSchema>): UserStore {
+  return {
+    async list() {
+      return (await db.selectFrom('users').selectAll().orderBy('username').execute()).map(toRecord);
+    },
+    async get(username) {
+      const row = await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async insert(user) {
+      await db
+        .insertInto('users')
+        .values({
+          username: user.username,
+          password_hash: user.passwordHash,
+          role: user.role,
+          created_at: user.createdAt,
+          updated_at: user.updatedAt,
+        })
+        .execute();
+    },
+    async update(username, change) {
+      await db
+        .updateTable('users')
+        .set({
+          ...(change.passwordHash !== undefined ? { password_hash: change.passwordHash } : {}),
+          ...(change.role !== undefined ? { role: change.role } : {}),
+          updated_at: change.updatedAt,
+        })
+        .where('username', '=', username)
+        .execute();
+    },
+    async delete(username) {
+      const result = await db.deleteFrom('users').where('username', '=', username).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async countByRole(role) {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('role', '=', role)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

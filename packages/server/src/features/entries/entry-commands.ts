@@ -1,0 +1,240 @@
+import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError, type FieldErrors } from '../../platform/errors.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { auditView } from '../audit/audit-view.js';
+import { actorOf, hasPolicy, type Actor, type Identity } from '../auth/identity.js';
+import type { EntryChange } from '../realtime/change-hub.js';
+import type { EntryMetadata, EntryRecord } from './entry-store.js';
+import { checkKey, checkValue } from './value-types.js';
+
+export interface NewEntry {
+  readonly key: string;
+  readonly name: string;
+  readonly rawValue: string | null;
+  readonly valueType: number;
+  readonly enumDefinition: string | null;
+  readonly description: string | null;
+  readonly groupName: string | null;
+  readonly groupDescription: string | null;
+}
+
+export interface ValueSetItem {
+  readonly id: string;
+  readonly rawValue: string | null;
+  readonly generation: number;
+}
+
+export const MAX_BATCH_ITEMS = 1000;
+
+function toChange(entry: EntryRecord): EntryChange {
+  return {
+    key: entry.key,
+    value: entry.deleted ? null : entry.rawValue,
+    generation: entry.generation,
+    valueType: entry.valueType,
+    timestamp: entry.changedAt,
+  };
+}
+
+
+export class EntryCommands {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  create(actor: Actor, serviceId: string, versionId: string, input: NewEntry): Promise<EntryRecord> {
+    const errors: FieldErrors = {};
+    const keyProblem = checkKey(input.key);
+    if (keyProblem) errors.key = [keyProblem];
+    const valueProblem = checkValue(input.valueType, input.rawValue, input.enumDefinition);
+    if (valueProblem) errors.rawValue = [valueProblem];
+    if (Object.keys(errors).length > 0) throw AppError.invalid('The entry is not valid.', errors);
+
+    return this.uow.write(async (ctx) => {
+      await requireVersion(ctx, serviceId, versionId);
+      const timestamp = await this.tick(ctx, versionId);
+      const existing = await ctx.entries.findByKey(versionId, input.key);
+      if (existing && !existing.deleted) {
+        throw AppError.alreadyExists(`An entry with key "${input.key}" already exists in this version.`);
+      }
+      // A key created again after its deletion is a new entry: the tombstone gives way, generation restarts at 1.
+      if (existing) await ctx.entries.purge(existing.id);
+      const entry: EntryRecord = {
+        id: this.ids.newId(),
+        versionId,
+        ...input,
+        generation: 1,
+        createdAt: timestamp,
+        updatedAt: timestamp,
+        changedAt: timestamp,
+        deleted: false,
+      };
+      await ctx.entries.insert(entry);
+      await this.audit(ctx, actor, serviceId, entry.id, 'Created', { after: auditView(entry) });
+      ctx.recordChange({ serviceId, versionId, timestamp, versionDeleted: false, entries: [toChange(entry)] });
+      return entry;
+    });
+  }
+
+  /**
+   * Sets the values of several entries at once, all or nothing. A canChange-only user must be a
+   * member of the service (by id or e-mail).
+   */
+  setValues(identity: Identity, serviceId: string, versionId: string, items: readonly ValueSetItem[]): Promise<EntryRecord[]> {
+    if (items.length === 0) throw AppError.invalid('The batch is empty.', { items: ['must contain at least one item'] });
+    if (items.length > MAX_BATCH_ITEMS) {
+      throw AppError.invalid(`A batch holds at most ${MAX_BATCH_ITEMS} items.`, { items: [`at most ${MAX_BATCH_ITEMS} items`] });
+    }
+    const seen = new Set<string>();
+    const duplicates = new Set<string>();
+    for (const item of items) (seen.has(item.id) ? duplicates : seen).add(item.id);
+    if (duplicates.size > 0) {
+      throw AppError.invalid(`The batch names an entry more than once: ${[...duplicates].join(', ')}.`, {
+        id: [...duplicates].map((id) => `${id} appears more than once`),
+      });
+    }
+
+    return this.uow.write(async (ctx) => {
+      await requireVersion(ctx, serviceId, versionId);
+      if (!hasPolicy(identity, 'canAll')) {
+        const userIds = [identity.id, ...(identity.email ? [identity.email] : [])];
+        if (!(await ctx.services.hasAnyMember(serviceId, userIds))) {
+          throw AppError.forbidden('Only members of this service may set its values.');
+        }
+      }
+      // Taking the clock first locks the version, so the generation checks below cannot race.
+      const timestamp = await this.tick(ctx, versionId);
+      const found = new Map((await ctx.entries.getManyLive(versionId, [...seen])).map((e) => [e.id, e]));
+      const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
+      if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
+
+      const errors: FieldErrors = {};
+      const stale: string[] = [];
+      for (const [index, item] of items.entries()) {
+        const entry = found.get(item.id) as EntryRecord;
+        const problem = checkValue(entry.valueType, item.rawValue, entry.enumDefinition);
+        if (problem) errors[`[${index}].rawValue`] = [`${entry.key} ${problem}`];
+        if (entry.generation !== item.generation) {
+          stale.push(`${entry.key} (${entry.id}: sent generation ${item.generation}, current ${entry.generation})`);
+        }
+      }
+      if (Object.keys(errors).length > 0) throw AppError.invalid('Some values do not fit their entry type.', errors);
+      if (stale.length > 0) {
+        throw AppError.conflict(`Generation mismatch; the entries were changed meanwhile: ${stale.join('; ')}.`);
+      }
+
+      const actor = actorOf(identity);
+      const updated: EntryRecord[] = [];
+      for (const item of items) {
+        const before = found.get(item.id) as EntryRecord;
+        const after: EntryRecord = {
+          ...before,
+          rawValue: item.rawValue,
+          generation: before.generation + 1,
+          updatedAt: timestamp,
+          changedAt: timestamp,
+        };
+        await ctx.entries.setValue(after.id, { rawValue: after.rawValue, generation: after.generation, changedAt: timestamp });
+        await this.audit(ctx, actor, serviceId, after.id, 'ValueSet', {
+          before: { key: before.key, rawValue: before.rawValue, generation: before.generation },
+          after: { key: after.key, rawValue: after.rawValue, generation: after.generation },
+        });
+        updated.push(after);
+      }
+      ctx.recordChange({ serviceId, versionId, timestamp, versionDeleted: false, entries: updated.map(toChange) });
+      return updated;
+    });
+  }
+
+  updateMetadata(
+    actor: Actor,
+    serviceId: string,
+    versionId: string,
+    entryId: string,
+    change: EntryMetadata & { generation: number },
+  ): Promise<EntryRecord> {
+    return this.uow.write(async (ctx) => {
+      await requireVersion(ctx, serviceId, versionId);
+      const timestamp = await this.tick(ctx, versionId);
+      const before = await requireEntry(ctx, versionId, entryId);
+      const problem = checkValue(before.valueType, change.rawValue, change.enumDefinition);
+      if (problem) throw AppError.invalid('The value does not fit the entry type.', { rawValue: [problem] });
+      if (before.generation !== change.generation) {
+        throw AppError.conflict(
+          `Generation mismatch for ${before.key}: sent ${change.generation}, current ${before.generation}.`,
+        );
+      }
+      const { generation: _sent, ...metadata } = change;
+      const after: EntryRecord = {
+        ...before,
+        ...metadata,
+        generation: before.generation + 1,
+        updatedAt: timestamp,
+        changedAt: timestamp,
+      };
+      await ctx.entries.setMetadata(entryId, { ...metadata, generation: after.generation, changedAt: timestamp });
+      await this.audit(ctx, actor, serviceId, entryId, 'Updated', { before: auditView(before), after: auditView(after) });
+      ctx.recordChange({ serviceId, versionId, timestamp, versionDeleted: false, entries: [toChange(after)] });
+      return after;
+    });
+  }
+
+  delete(actor: Actor, serviceId: string, versionId: string, entryId: string): Promise<void> {
+    return this.uow.write(async (ctx) => {
+      await requireVersion(ctx, serviceId, versionId);
+      const timestamp = await this.tick(ctx, versionId);
+      const before = await requireEntry(ctx, versionId, entryId);
+      const generation = before.generation + 1;
+      await ctx.entries.markDeleted(entryId, { generation, changedAt: timestamp });
+      await this.audit(ctx, actor, serviceId, entryId, 'Deleted', { before: auditView(before) });
+      ctx.recordChange({
+        serviceId,
+        versionId,
+        timestamp,
+        versionDeleted: false,
+        entries: [{ key: before.key, value: null, generation, valueType: before.valueType, timestamp }],
+      });
+    });
+  }
+
+  private async tick(ctx: WriteContext, versionId: string): Promise<number> {
+    const ts = await ctx.versions.advanceClock(versionId, this.clock.nowMicros());
+    if (ts === undefined) throw AppError.notFound(`Version ${versionId} was not found.`);
+    return ts;
+  }
+
+  private audit(
+    ctx: WriteContext,
+    actor: Actor,
+    serviceId: string,
+    entryId: string,
+    action: 'Created' | 'Updated' | 'Deleted' | 'ValueSet',
+    changes: { before?: unknown; after?: unknown },
+  ): Promise<void> {
+    return ctx.audit.append({
+      id: this.ids.newId(),
+      serviceId,
+      entityType: 'Entry',
+      entityId: entryId,
+      action,
+      ...actor,
+      timestamp: this.clock.nowMicros(),
+      changes,
+    });
+  }
+}
+
+async function requireVersion(ctx: WriteContext, serviceId: string, versionId: string): Promise<void> {
+  if (!(await ctx.versions.get(serviceId, versionId))) {
+    throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+  }
+}
+
+async function requireEntry(ctx: WriteContext, versionId: string, entryId: string): Promise<EntryRecord> {
+  const entry = await ctx.entries.getLive(versionId, entryId);
+  if (!entry) throw AppError.notFound(`Entry ${entryId} was not found in this version.`);
+  return entry;
+}

@@ -1,0 +1,187 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DatabaseSchema, EntriesTable } from '../../db/schema.js';
+
+export interface EntryRecord {
+  readonly id: string;
+  readonly versionId: string;
+  readonly key: string;
+  readonly name: string;
+  readonly rawValue: string | null;
+  readonly valueType: number;
+  readonly enumDefinition: string | null;
+  readonly description: string | null;
+  readonly groupName: string | null;
+  readonly groupDescription: string | null;
+  readonly generation: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Change-clock timestamp (µs) of the last change, deletion included. */
+  readonly changedAt: number;
+  readonly deleted: boolean;
+}
+
+export type EntryMetadata = Pick<
+  EntryRecord,
+  'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue'
+>;
+
+export interface EntryStore {
+  /** Live (not deleted) entries of a version, ordered by key. */
+  listLive(versionId: string): Promise<EntryRecord[]>;
+  getLive(versionId: string, id: string): Promise<EntryRecord | undefined>;
+  getManyLive(versionId: string, ids: readonly string[]): Promise<EntryRecord[]>;
+  /** The row holding a key, live or tombstone. */
+  findByKey(versionId: string, key: string): Promise<EntryRecord | undefined>;
+  insert(entry: EntryRecord): Promise<void>;
+  /** Removes a row for good (a tombstone replaced by a re-created key). */
+  purge(id: string): Promise<void>;
+  setValue(id: string, change: { rawValue: string | null; generation: number; changedAt: number }): Promise<void>;
+  setMetadata(id: string, change: EntryMetadata & { generation: number; changedAt: number }): Promise<void>;
+  /** Turns an entry into a tombstone: value null, deleted, generation and change time advanced. */
+  markDeleted(id: string, change: { generation: number; changedAt: number }): Promise<void>;
+  /** Every entry of the version changed after the timestamp, tombstones included, in change order. */
+  changedSince(versionId: string, afterMicros: number): Promise<EntryRecord[]>;
+}
+
+function toRecord(row: Selectable<EntriesTable>): EntryRecord {
+  return {
+    id: row.id,
+    versionId: row.version_id,
+    key: row.key,
+    name: row.name,
+    rawValue: row.raw_value,
+    valueType: Number(row.value_type),
+    enumDefinition: row.enum_definition,
+    description: row.description,
+    groupName: row.group_name,
+    groupDescription: row.group_description,
+    generation: Number(row.generation),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    changedAt: Number(row.changed_at),
+    deleted: Number(row.deleted) === 1,
+  };
+}
+
+export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
+  return {
+    async listLive(versionId) {
+      const rows = await db
+        .selectFrom('entries')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('deleted', '=', 0)
+        .orderBy('key')
+        .execute();
+      return rows.map(toRecord);
+    },
+    async getLive(versionId, id) {
+      const row = await db
+        .selectFrom('entries')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('id', '=', id)
+        .where('deleted', '=', 0)
+        .executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async getManyLive(versionId, ids) {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .selectFrom('entries')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('id', 'in', [...ids])
+        .where('deleted', '=', 0)
+        .execute();
+      return rows.map(toRecord);
+    },
+    async findByKey(versionId, key) {
+      const row = await db
+        .selectFrom('entries')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async insert(e) {
+      await db
+        .insertInto('entries')
+        .values({
+          id: e.id,
+          version_id: e.versionId,
+          key: e.key,
+          name: e.name,
+          raw_value: e.rawValue,
+          value_type: e.valueType,
+          enum_definition: e.enumDefinition,
+          description: e.description,
+          group_name: e.groupName,
+          group_description: e.groupDescription,
+          generation: e.generation,
+          created_at: e.createdAt,
+          updated_at: e.updatedAt,
+          changed_at: e.changedAt,
+          deleted: e.deleted ? 1 : 0,
+        })
+        .execute();
+    },
+    async purge(id) {
+      await db.deleteFrom('entries').where('id', '=', id).execute();
+    },
+    async setValue(id, change) {
+      await db
+        .updateTable('entries')
+        .set({
+          raw_value: change.rawValue,
+          generation: change.generation,
+          changed_at: change.changedAt,
+          updated_at: change.changedAt,
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+    async setMetadata(id, change) {
+      await db
+        .updateTable('entries')
+        .set({
+          name: change.name,
+          description: change.description,
+          group_name: change.groupName,
+          group_description: change.groupDescription,
+          enum_definition: change.enumDefinition,
+          raw_value: change.rawValue,
+          generation: change.generation,
+          changed_at: change.changedAt,
+          updated_at: change.changedAt,
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+    async markDeleted(id, change) {
+      await db
+        .updateTable('entries')
+        .set({
+          raw_value: null,
+          deleted: 1,
+          generation: change.generation,
+          changed_at: change.changedAt,
+          updated_at: change.changedAt,
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+    async changedSince(versionId, afterMicros) {
+      const rows = await db
+        .selectFrom('entries')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('changed_at', '>', afterMicros)
+        .orderBy('changed_at')
+        .orderBy('key')
+        .execute();
+      return rows.map(toRecord);
+    },
+  };
+}

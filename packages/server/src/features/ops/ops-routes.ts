@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { problemFor, sendProblem } from '../../platform/http/problem-details.js';
+import type { Metrics } from './metrics.js';
+
+export interface OpsRoutesOptions {
+  metrics: Metrics;
+  /** Resolves when the database answers. */
+  ping: () => Promise<void>;
+  /** True once graceful shutdown has begun: load balancers should stop sending traffic. */
+  isShuttingDown: () => boolean;
+}
+
+const READY_TIMEOUT_MS = 2000;
+
+/** /healthz, /readyz and /metrics: no sign-in, no request logging noise. */
+export const opsRoutes: FastifyPluginAsyncTypebox<OpsRoutesOptions> = async (app, options) => {
+  const tags = ['operations'];
+  const config = { policy: 'public' as const };
+
+  app.get(
+    '/healthz',
+    { config, logLevel: 'warn', schema: { tags, response: { 200: Type.Object({ status: Type.String() }) } } },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get('/readyz', { config, logLevel: 'warn', schema: { tags } }, async (_request, reply) => {
+    if (options.isShuttingDown()) return sendProblem(reply, problemFor('UNAVAILABLE', 'The server is shutting down.'));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        options.ping(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS);
+        }),
+      ]);
+      return { status: 'ready' };
+    } catch (error) {
+      _request.log.warn({ err: error }, 'readiness check failed');
+      return sendProblem(reply, problemFor('UNAVAILABLE', 'The database does not answer.'));
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
+  app.get('/metrics', { config, logLevel: 'warn', schema: { tags, hide: true } }, async (_request, reply) =>
+    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
+  );
+};

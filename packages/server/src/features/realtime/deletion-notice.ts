@@ -1,0 +1,23 @@
+import type { WriteContext } from '../../db/unit-of-work.js';
+import type { ChangeNotice } from './change-hub.js';
+
+/**
+ * Inside a write that deletes a version (or its service): advances the version's clock and builds
+ * the event that deletes every live key, so subscribers see the deletions before their stream ends.
+ */
+export async function versionDeletionNotice(
+  ctx: WriteContext,
+  serviceId: string,
+  versionId: string,
+  nowMicros: number,
+): Promise<ChangeNotice> {
+  const timestamp = (await ctx.versions.advanceClock(versionId, nowMicros)) ?? nowMicros;
+  const live = await ctx.entries.listLive(versionId);
+  return {
+    serviceId,
+    versionId,
+    timestamp,
+    versionDeleted: true,
+    entries: live.map((e) => ({ key: e.key, value: null, generation: e.generation + 1, valueType: e.valueType, timestamp })),
+  };
+}

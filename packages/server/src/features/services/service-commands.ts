@@ -1,0 +1,120 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { auditView } from '../audit/audit-view.js';
+import type { Actor } from '../auth/identity.js';
+import { versionDeletionNotice } from '../realtime/deletion-notice.js';
+import type { MemberRecord, ServiceFields, ServiceRecord } from './service-store.js';
+
+export class ServiceCommands {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  create(actor: Actor, fields: ServiceFields): Promise<ServiceRecord> {
+    return this.uow.write(async (ctx) => {
+      const now = this.clock.nowMicros();
+      const service = await ctx.services.insert({ id: this.ids.newId(), ...fields, createdAt: now, updatedAt: now });
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId: service.id,
+        entityType: 'Service',
+        entityId: service.id,
+        action: 'Created',
+        ...actor,
+        timestamp: now,
+        changes: { after: auditView(service) },
+      });
+      return service;
+    });
+  }
+
+  update(actor: Actor, id: string, fields: ServiceFields): Promise<ServiceRecord> {
+    return this.uow.write(async (ctx) => {
+      const before = await ctx.services.get(id);
+      if (!before) throw AppError.notFound(`Service ${id} was not found.`);
+      const now = this.clock.nowMicros();
+      const after = await ctx.services.update(id, fields, now);
+      if (!after) throw AppError.notFound(`Service ${id} was not found.`);
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId: id,
+        entityType: 'Service',
+        entityId: id,
+        action: 'Updated',
+        ...actor,
+        timestamp: now,
+        changes: { before: auditView(before), after: auditView(after) },
+      });
+      return after;
+    });
+  }
+
+  /** Deletes the service with its versions and entries; subscribers of each version see every key deleted. */
+  delete(actor: Actor, id: string): Promise<void> {
+    return this.uow.write(async (ctx) => {
+      const before = await ctx.services.get(id);
+      if (!before) throw AppError.notFound(`Service ${id} was not found.`);
+      const now = this.clock.nowMicros();
+      for (const version of await ctx.versions.list(id)) {
+        ctx.recordChange(await versionDeletionNotice(ctx, id, version.id, now));
+      }
+      await ctx.services.delete(id);
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId: id,
+        entityType: 'Service',
+        entityId: id,
+        action: 'Deleted',
+        ...actor,
+        timestamp: now,
+        changes: { before: auditView(before) },
+      });
+    });
+  }
+
+  addMember(actor: Actor, serviceId: string, userId: string): Promise<MemberRecord> {
+    return this.uow.write(async (ctx) => {
+      if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      if (await ctx.services.getMember(serviceId, userId)) {
+        throw AppError.alreadyExists(`User ${userId} is already a member of service ${serviceId}.`);
+      }
+      const now = this.clock.nowMicros();
+      const member: MemberRecord = { serviceId, userId, addedAt: now, addedBy: actor.userId };
+      await ctx.services.addMember(member);
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId,
+        entityType: 'Member',
+        entityId: userId,
+        action: 'MemberAdded',
+        ...actor,
+        timestamp: now,
+        changes: { after: auditView(member) },
+      });
+      return member;
+    });
+  }
+
+  removeMember(actor: Actor, serviceId: string, userId: string): Promise<void> {
+    return this.uow.write(async (ctx) => {
+      if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      const before = await ctx.services.getMember(serviceId, userId);
+      if (!before) throw AppError.notFound(`User ${userId} is not a member of service ${serviceId}.`);
+      await ctx.services.removeMember(serviceId, userId);
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId,
+        entityType: 'Member',
+        entityId: userId,
+        action: 'MemberRemoved',
+        ...actor,
+        timestamp: this.clock.nowMicros(),
+        changes: { before: auditView(before) },
+      });
+    });
+  }
+}

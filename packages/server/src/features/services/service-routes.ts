@@ -1,0 +1,164 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { microsToIso } from '../../platform/clock.js';
+import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { actorOf } from '../auth/identity.js';
+import { identityOf } from '../auth/auth-plugin.js';
+import type { ServiceCommands } from './service-commands.js';
+import type { ServiceQueries } from './service-queries.js';
+import type { MemberRecord, ServiceRecord } from './service-store.js';
+
+const ServiceSchema = Type.Object(
+  {
+    id: Uuid,
+    num: Type.Integer(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    repositoryUrl: Nullable(Type.String()),
+    contactEmail: Nullable(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Service' },
+);
+const serviceRef = Type.Unsafe<ReturnType<typeof serviceOf>>({ $ref: 'Service#' });
+
+const ServiceBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
+  repositoryUrl: Type.Optional(Nullable(Type.String({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2000 }))),
+  contactEmail: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 320 }))),
+});
+
+const MemberSchema = Type.Object({ userId: Type.String(), addedAt: Timestamp, addedBy: Nullable(Type.String()) });
+
+function serviceOf(s: ServiceRecord) {
+  return { ...s, createdAt: microsToIso(s.createdAt), updatedAt: microsToIso(s.updatedAt) };
+}
+
+function memberOf(m: MemberRecord) {
+  return { userId: m.userId, addedAt: microsToIso(m.addedAt), addedBy: m.addedBy };
+}
+
+function fieldsOf(body: { name: string; description?: string | null; repositoryUrl?: string | null; contactEmail?: string | null }) {
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    repositoryUrl: body.repositoryUrl ?? null,
+    contactEmail: body.contactEmail ?? null,
+  };
+}
+
+export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommands; queries: ServiceQueries }> = async (
+  app,
+  { commands, queries },
+) => {
+  app.addSchema(ServiceSchema);
+  const tags = ['services'];
+  const params = Type.Object({ serviceId: Uuid });
+
+  app.post(
+    '/api/services/search',
+    {
+      config: { policy: 'canChange' },
+      schema: {
+        tags,
+        summary: 'Search services by name, with cursor paging',
+        body: Type.Object({
+          name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+          pageSize: Type.Optional(Nullable(Type.Integer())),
+          pageToken: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+        }),
+        response: {
+          200: Type.Object({ entities: Type.Array(serviceRef), nextPageToken: Type.String() }),
+          ...problems(400, 401, 403),
+        },
+      },
+    },
+    async (request) => {
+      const page = await queries.search(request.body);
+      return { entities: page.entities.map(serviceOf), nextPageToken: page.nextPageToken };
+    },
+  );
+
+  app.get(
+    '/api/services/:serviceId',
+    { config: { policy: 'canChange' }, schema: { tags, params, response: { 200: serviceRef, ...problems(400, 401, 403, 404) } } },
+    async (request) => serviceOf(await queries.get(request.params.serviceId)),
+  );
+
+  app.post(
+    '/api/services',
+    {
+      config: { policy: 'canAll' },
+      schema: { tags, body: ServiceBody, response: { 201: serviceRef, ...problems(400, 401, 403) } },
+    },
+    async (request, reply) =>
+      reply.code(201).send(serviceOf(await commands.create(actorOf(identityOf(request)), fieldsOf(request.body)))),
+  );
+
+  app.put(
+    '/api/services/:serviceId',
+    {
+      config: { policy: 'canAll' },
+      schema: { tags, params, body: ServiceBody, response: { 200: serviceRef, ...problems(400, 401, 403, 404) } },
+    },
+    async (request) =>
+      serviceOf(await commands.update(actorOf(identityOf(request)), request.params.serviceId, fieldsOf(request.body))),
+  );
+
+  app.delete(
+    '/api/services/:serviceId',
+    {
+      config: { policy: 'canAll' },
+      schema: { tags, summary: 'Delete a service with its versions and entries', params, response: { 204: Type.Null(), ...problems(400, 401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await commands.delete(actorOf(identityOf(request)), request.params.serviceId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/services/:serviceId/members',
+    {
+      config: { policy: 'canChange' },
+      schema: { tags, params, response: { 200: Type.Array(MemberSchema), ...problems(400, 401, 403, 404) } },
+    },
+    async (request) => (await queries.members(request.params.serviceId)).map(memberOf),
+  );
+
+  app.post(
+    '/api/services/:serviceId/members',
+    {
+      config: { policy: 'canAll' },
+      schema: {
+        tags,
+        summary: 'Associate a user (id or e-mail) with the service',
+        params,
+        body: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 320 }) }),
+        response: { 201: MemberSchema, ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(memberOf(await commands.addMember(actorOf(identityOf(request)), request.params.serviceId, request.body.userId))),
+  );
+
+  app.delete(
+    '/api/services/:serviceId/members/:userId',
+    {
+      config: { policy: 'canAll' },
+      schema: {
+        tags,
+        params: Type.Object({ serviceId: Uuid, userId: Type.String({ minLength: 1, maxLength: 320 }) }),
+        response: { 204: Type.Null(), ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await commands.removeMember(actorOf(identityOf(request)), request.params.serviceId, request.params.userId);
+      return reply.code(204).send(null);
+    },
+  );
+};

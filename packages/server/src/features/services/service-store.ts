@@ -1,0 +1,150 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DatabaseSchema, ServicesTable } from '../../db/schema.js';
+
+export interface ServiceRecord {
+  readonly id: string;
+  readonly num: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly repositoryUrl: string | null;
+  readonly contactEmail: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export type ServiceFields = Pick<ServiceRecord, 'name' | 'description' | 'repositoryUrl' | 'contactEmail'>;
+
+export interface MemberRecord {
+  readonly serviceId: string;
+  readonly userId: string;
+  readonly addedAt: number;
+  readonly addedBy: string | null;
+}
+
+export interface ServiceStore {
+  insert(service: Omit<ServiceRecord, 'num'>): Promise<ServiceRecord>;
+  update(id: string, fields: ServiceFields, updatedAt: number): Promise<ServiceRecord | undefined>;
+  delete(id: string): Promise<boolean>;
+  get(id: string): Promise<ServiceRecord | undefined>;
+  /** Services ordered by num, after the given num, whose name contains the filter (case-insensitive). */
+  search(query: { nameContains: string | null; afterNum: number; limit: number }): Promise<ServiceRecord[]>;
+  listMembers(serviceId: string): Promise<MemberRecord[]>;
+  getMember(serviceId: string, userId: string): Promise<MemberRecord | undefined>;
+  addMember(member: MemberRecord): Promise<void>;
+  removeMember(serviceId: string, userId: string): Promise<boolean>;
+  /** True when any of the given user ids (id, e-mail) is a member of the service. */
+  hasAnyMember(serviceId: string, userIds: readonly string[]): Promise<boolean>;
+}
+
+function toRecord(row: Selectable<ServicesTable>): ServiceRecord {
+  return {
+    id: row.id,
+    num: Number(row.num),
+    name: row.name,
+    description: row.description,
+    repositoryUrl: row.repository_url,
+    contactEmail: row.contact_email,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** Escapes LIKE wildcards so a name filter is a plain substring match. */
+function likeContains(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
+  return {
+    async insert(service) {
+      const row = await db
+        .insertInto('services')
+        .values({
+          id: service.id,
+          name: service.name,
+          description: service.description,
+          repository_url: service.repositoryUrl,
+          contact_email: service.contactEmail,
+          created_at: service.createdAt,
+          updated_at: service.updatedAt,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRecord(row);
+    },
+    async update(id, fields, updatedAt) {
+      const row = await db
+        .updateTable('services')
+        .set({
+          name: fields.name,
+          description: fields.description,
+          repository_url: fields.repositoryUrl,
+          contact_email: fields.contactEmail,
+          updated_at: updatedAt,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('services').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async get(id) {
+      const row = await db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async search({ nameContains, afterNum, limit }) {
+      let query = db.selectFrom('services').selectAll().where('num', '>', afterNum);
+      if (nameContains) {
+        query = query.where(sql<boolean>`lower(name) like ${likeContains(nameContains)} escape '\\'`);
+      }
+      const rows = await query.orderBy('num').limit(limit).execute();
+      return rows.map(toRecord);
+    },
+    async listMembers(serviceId) {
+      const rows = await db
+        .selectFrom('service_members')
+        .selectAll()
+        .where('service_id', '=', serviceId)
+        .orderBy('added_at')
+        .orderBy('user_id')
+        .execute();
+      return rows.map((r) => ({ serviceId: r.service_id, userId: r.user_id, addedAt: Number(r.added_at), addedBy: r.added_by }));
+    },
+    async getMember(serviceId, userId) {
+      const r = await db
+        .selectFrom('service_members')
+        .selectAll()
+        .where('service_id', '=', serviceId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return r ? { serviceId: r.service_id, userId: r.user_id, addedAt: Number(r.added_at), addedBy: r.added_by } : undefined;
+    },
+    async addMember(member) {
+      await db
+        .insertInto('service_members')
+        .values({ service_id: member.serviceId, user_id: member.userId, added_at: member.addedAt, added_by: member.addedBy })
+        .execute();
+    },
+    async removeMember(serviceId, userId) {
+      const result = await db
+        .deleteFrom('service_members')
+        .where('service_id', '=', serviceId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async hasAnyMember(serviceId, userIds) {
+      if (userIds.length === 0) return false;
+      const row = await db
+        .selectFrom('service_members')
+        .select('user_id')
+        .where('service_id', '=', serviceId)
+        .where('user_id', 'in', [...userIds])
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { isUniqueViolation } from '../../db/database.js';
+import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { auditView } from '../audit/audit-view.js';
+import type { Actor } from '../auth/identity.js';
+import { versionDeletionNotice } from '../realtime/deletion-notice.js';
+import type { VersionRecord } from './version-store.js';
+
+export interface VersionFields {
+  readonly versionLabel: string;
+  readonly description: string | null;
+}
+
+export class VersionCommands {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async create(actor: Actor, serviceId: string, fields: VersionFields): Promise<VersionRecord> {
+    try {
+      return await this.uow.write(async (ctx) => {
+        await requireService(ctx, serviceId);
+        await requireFreeLabel(ctx, serviceId, fields.versionLabel);
+        const now = this.clock.nowMicros();
+        const version: VersionRecord = { id: this.ids.newId(), serviceId, ...fields, createdAt: now, updatedAt: now };
+        await ctx.versions.insert(version);
+        await ctx.audit.append({
+          id: this.ids.newId(),
+          serviceId,
+          entityType: 'Version',
+          entityId: version.id,
+          action: 'Created',
+          ...actor,
+          timestamp: now,
+          changes: { after: auditView(version) },
+        });
+        return version;
+      });
+    } catch (error) {
+      // Two creators of one label at once: the unique index decides, the loser gets the same 409.
+      throw isUniqueViolation(error) ? duplicateLabel(fields.versionLabel) : error;
+    }
+  }
+
+  async update(actor: Actor, serviceId: string, versionId: string, fields: VersionFields): Promise<VersionRecord> {
+    try {
+      return await this.uow.write(async (ctx) => {
+        const before = await requireVersion(ctx, serviceId, versionId);
+        if (before.versionLabel !== fields.versionLabel) await requireFreeLabel(ctx, serviceId, fields.versionLabel);
+        const now = this.clock.nowMicros();
+        const after = await ctx.versions.update(versionId, fields, now);
+        if (!after) throw versionNotFound(versionId);
+        await ctx.audit.append({
+          id: this.ids.newId(),
+          serviceId,
+          entityType: 'Version',
+          entityId: versionId,
+          action: 'Updated',
+          ...actor,
+          timestamp: now,
+          changes: { before: auditView(before), after: auditView(after) },
+        });
+        return after;
+      });
+    } catch (error) {
+      throw isUniqueViolation(error) ? duplicateLabel(fields.versionLabel) : error;
+    }
+  }
+
+  /** Deletes the version and its entries; its subscribers see every key deleted. */
+  delete(actor: Actor, serviceId: string, versionId: string): Promise<void> {
+    return this.uow.write(async (ctx) => {
+      const before = await requireVersion(ctx, serviceId, versionId);
+      const now = this.clock.nowMicros();
+      ctx.recordChange(await versionDeletionNotice(ctx, serviceId, versionId, now));
+      await ctx.versions.delete(versionId);
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId,
+        entityType: 'Version',
+        entityId: versionId,
+        action: 'Deleted',
+        ...actor,
+        timestamp: now,
+        changes: { before: auditView(before) },
+      });
+    });
+  }
+}
+
+async function requireService(ctx: WriteContext, serviceId: string): Promise<void> {
+  if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+}
+
+async function requireFreeLabel(ctx: WriteContext, serviceId: string, label: string): Promise<void> {
+  if (await ctx.versions.findByLabel(serviceId, label)) throw duplicateLabel(label);
+}
+
+async function requireVersion(ctx: WriteContext, serviceId: string, versionId: string): Promise<VersionRecord> {
+  const version = await ctx.versions.get(serviceId, versionId);
+  if (!version) throw versionNotFound(versionId);
+  return version;
+}
+
+function duplicateLabel(label: string): AppError {
+  return AppError.alreadyExists(`A version labelled "${label}" already exists in this service.`);
+}
+
+function versionNotFound(versionId: string): AppError {
+  return AppError.notFound(`Version ${versionId} was not found in this service.`);
+}

@@ -1,0 +1,18 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError } from '../../platform/errors.js';
+import type { VersionRecord } from './version-store.js';
+
+export class VersionQueries {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  async list(serviceId: string): Promise<VersionRecord[]> {
+    if (!(await this.uow.read.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+    return this.uow.read.versions.list(serviceId);
+  }
+
+  async get(serviceId: string, versionId: string): Promise<VersionRecord> {
+    const version = await this.uow.read.versions.get(serviceId, versionId);
+    if (!version) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    return version;
+  }
+}

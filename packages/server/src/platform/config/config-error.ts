@@ -1,0 +1,14 @@
+/**
+ * Thrown by `loadConfig` when the configuration cannot be used. The server must not start
+ * half-configured, so every problem found is listed in the one message, each naming its key.
+ */
+export class ConfigError extends Error {
+  readonly issues: readonly string[];
+
+  constructor(issues: string | readonly string[]) {
+    const list = typeof issues === 'string' ? [issues] : [...issues];
+    super(`Invalid configuration: ${list.join('; ')}`);
+    this.name = 'ConfigError';
+    this.issues = Object.freeze(list);
+  }
+}

@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+
+import { ConfigError } from './config-error.js';
+import { isKnownSection } from './config-schema.js';
+
+/**
+ * One key/value pair as a source gives it, before merging. `segments` keep the source's own
+ * spelling (for messages); `value` is null for a JSON null or an empty JSON object, and ''
+ * for an empty JSON array, so that `[]` can mean "no elements" rather than "unset".
+ */
+export interface RawEntry {
+  readonly segments: readonly string[];
+  readonly value: string | null;
+  /** Where the entry came from, for messages about unknown keys. */
+  readonly origin: string;
+}
+
+export interface ConfigSource {
+  readonly entries: readonly RawEntry[];
+}
+
+export interface CommandLine {
+  /** The value of `--config`, as given. */
+  readonly configPath: string | undefined;
+  readonly source: ConfigSource;
+}
+
+/**
+ * Reads one JSON settings file. A missing file is only an error when the user named it
+ * explicitly (`required`); a file that exists but cannot be read or parsed always is.
+ */
+export function readJsonSource(path: string, options: { readonly required: boolean }): ConfigSource | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (!options.required && errorCode(error) === 'ENOENT') return undefined;
+    throw new ConfigError(`cannot read configuration file ${path} (${errorCode(error) ?? describe(error)})`);
+  }
+  let parsed: unknown;
+  try {
+    // Editors on Windows like to save a byte-order mark, which JSON.parse rejects.
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new ConfigError(`configuration file ${path} is not valid JSON (${describe(error)})`);
+  }
+  if (!isJsonObject(parsed)) {
+    throw new ConfigError(`configuration file ${path} must contain a JSON object`);
+  }
+  const entries: RawEntry[] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    const segments = name.split(':');
+    // Other tools keep their own sections in the same file; only ours are read.
+    if (!isKnownSection(segments[0] ?? '')) continue;
+    flattenJson(value, segments, path, entries);
+  }
+  return { entries };
+}
+
+/**
+ * Environment variables named `Section__Key` (`__` nests, numeric segments index arrays).
+ * Only our sections are read: the environment holds plenty of unrelated variables.
+ */
+export function readEnvironmentSource(env: Readonly<Record<string, string | undefined>>): ConfigSource {
+  const entries: RawEntry[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !name.includes('__')) continue;
+    const segments = name.split('__');
+    if (!isKnownSection(segments[0] ?? '')) continue;
+    entries.push({ segments, value, origin: `environment variable ${name}` });
+  }
+  return { entries };
+}
+
+/**
+ * Parses `--config PATH`, `--config=PATH`, `--Section:Key=value` and `--Section:Key value`.
+ * Anything else is rejected: a command line is typed on purpose, so a stray word is a mistake
+ * worth reporting rather than ignoring.
+ */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  let configPath: string | undefined;
+  const entries: RawEntry[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--') || arg.length === 2) {
+      throw new ConfigError(`unexpected command-line argument ${JSON.stringify(arg)} (expected --Section:Key=value)`);
+    }
+    const body = arg.slice(2);
+    const equals = body.indexOf('=');
+    const name = equals >= 0 ? body.slice(0, equals) : body;
+    let value: string;
+    if (equals >= 0) {
+      value = body.slice(equals + 1);
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) {
+        throw new ConfigError(`command-line argument --${name} needs a value (--${name}=value)`);
+      }
+      value = next;
+      i++;
+    }
+    if (name.toLowerCase() === 'config') {
+      if (value === '') throw new ConfigError('command-line argument --config needs a file path');
+      configPath = value;
+      continue;
+    }
+    entries.push({ segments: name.split(':'), value, origin: `command-line argument --${name}` });
+  }
+  return { configPath, source: { entries } };
+}
+
+function flattenJson(value: unknown, segments: readonly string[], origin: string, out: RawEntry[]): void {
+  if (value === null || value === undefined) {
+    out.push({ segments, value: null, origin });
+  } else if (Array.isArray(value)) {
+    if (value.length === 0) out.push({ segments, value: '', origin });
+    value.forEach((item: unknown, index) => flattenJson(item, [...segments, String(index)], origin, out));
+  } else if (isJsonObject(value)) {
+    const children = Object.entries(value);
+    if (children.length === 0) out.push({ segments, value: null, origin });
+    for (const [name, child] of children) flattenJson(child, [...segments, ...name.split(':')], origin, out);
+  } else if (typeof value === 'string') {
+    out.push({ segments, value, origin });
+  } else {
+    // Numbers and booleans become their text, like every other source, and are coerced later.
+    out.push({ segments, value: String(value), origin });
+  }
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
+    return error.code;
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

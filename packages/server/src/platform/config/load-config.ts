@@ -1,0 +1,292 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
+
+import type {
+  AppConfig,
+  AuthenticationConfig,
+  AuthProviderName,
+  AuthorizationConfig,
+  DatabaseConfig,
+  JwtAuthConfig,
+  OpenIdAuthConfig,
+  SamlAuthConfig,
+  ServerConfig,
+  SessionConfig,
+  TlsConfig,
+} from './app-config.js';
+import { ConfigError } from './config-error.js';
+import { ConfigReader } from './config-reader.js';
+import {
+  errorCode,
+  parseCommandLine,
+  readEnvironmentSource,
+  readJsonSource,
+  type ConfigSource,
+} from './config-sources.js';
+import { ConfigValues } from './config-values.js';
+
+export { ConfigError } from './config-error.js';
+
+export interface LoadConfigOptions {
+  /** Command-line arguments after the script name (`process.argv.slice(2)`). */
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Folder of `appsettings.json`, and the base of relative paths in the configuration. */
+  readonly cwd: string;
+}
+
+const providers: readonly AuthProviderName[] = ['Local', 'OpenId', 'Jwt', 'Saml'];
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads, merges and validates the configuration (CONTRACT.md section 1). Sources, later wins:
+ * built-in defaults < appsettings.json (or `--config PATH`) < appsettings.{APP_ENV}.json <
+ * environment variables `Section__Key` < command-line `--Section:Key=value`.
+ * Throws one ConfigError listing every problem; otherwise returns a deeply frozen AppConfig.
+ */
+export function loadConfig(options: LoadConfigOptions): AppConfig {
+  const environment = environmentName(options.env);
+  const commandLine = parseCommandLine(options.argv);
+  const explicitFile = commandLine.configPath !== undefined;
+  const basePath = resolve(options.cwd, commandLine.configPath ?? 'appsettings.json');
+
+  const sources: ConfigSource[] = [];
+  const baseFile = readJsonSource(basePath, { required: explicitFile });
+  if (baseFile !== undefined) sources.push(baseFile);
+  const environmentFile = readJsonSource(join(dirname(basePath), `appsettings.${environment}.json`), {
+    required: false,
+  });
+  if (environmentFile !== undefined) sources.push(environmentFile);
+  sources.push(readEnvironmentSource(options.env), commandLine.source);
+
+  const values = new ConfigValues(sources);
+  const reader = new ConfigReader(values);
+  for (const issue of values.findStructureIssues()) reader.problem(issue);
+
+  const config: AppConfig = {
+    environment,
+    server: readServer(reader, options.cwd),
+    database: readDatabase(reader, options.cwd),
+    authentication: readAuthentication(reader),
+    authorization: readAuthorization(reader),
+    session: readSession(reader),
+    grpc: { requireAuthentication: reader.boolean('Grpc:RequireAuthentication', false) },
+    logging: { level: reader.choice('Logging:Level', 'info', logLevels) },
+  };
+  if (reader.issues.length > 0) throw new ConfigError(reader.issues);
+  return deepFreeze(config);
+}
+
+function environmentName(env: Readonly<Record<string, string | undefined>>): string {
+  const name = env['APP_ENV']?.trim() ?? '';
+  if (name === '') return 'Production';
+  // The name becomes part of a file name; a path in it would read settings from elsewhere.
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
+    throw new ConfigError(`APP_ENV must be a plain name such as Production or Development (got ${JSON.stringify(name)})`);
+  }
+  return name;
+}
+
+function readServer(reader: ConfigReader, cwd: string): ServerConfig {
+  return {
+    port: reader.integer('Server:Port', 8080, { min: 0, max: 65535 }),
+    host: reader.text('Server:Host', '0.0.0.0'),
+    tls: readTls(reader, cwd),
+    shutdownTimeoutSeconds: reader.positiveNumber('Server:ShutdownTimeoutSeconds', 10),
+  };
+}
+
+function readTls(reader: ConfigReader, cwd: string): TlsConfig | null {
+  const certKey = 'Server:Tls:CertificatePath';
+  const keyKey = 'Server:Tls:KeyPath';
+  const certPath = reader.optionalText(certKey);
+  const keyPath = reader.optionalText(keyKey);
+  if (certPath === null && keyPath === null) return null;
+  if (certPath === null) {
+    reader.problem(`${certKey} is required when ${keyKey} is set`);
+    return null;
+  }
+  if (keyPath === null) {
+    reader.problem(`${keyKey} is required when ${certKey} is set`);
+    return null;
+  }
+  const certificatePath = resolve(cwd, certPath);
+  const keyFilePath = resolve(cwd, keyPath);
+  const cert = readPem(reader, certKey, certificatePath);
+  const key = readPem(reader, keyKey, keyFilePath);
+  if (cert === undefined || key === undefined) return null;
+  try {
+    // Catches a key that does not belong to the certificate now rather than at the first handshake.
+    createSecureContext({ cert, key });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    reader.problem(`${certKey} and ${keyKey} are not a matching certificate and private key (${reason})`);
+    return null;
+  }
+  return { certificatePath, keyPath: keyFilePath, cert, key };
+}
+
+function readPem(reader: ConfigReader, key: string, path: string): Buffer | undefined {
+  let contents: Buffer;
+  try {
+    contents = readFileSync(path);
+  } catch (error) {
+    reader.problem(`${key} names a file that cannot be read: ${path} (${errorCode(error) ?? 'unknown error'})`);
+    return undefined;
+  }
+  if (!contents.includes('-----BEGIN')) {
+    reader.problem(`${key} must name a PEM file, but ${path} has no "-----BEGIN" line`);
+    return undefined;
+  }
+  return contents;
+}
+
+function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
+  // The URL usually carries a password, so messages show its scheme only.
+  const url = reader.optionalText('Database:Url', { secret: true });
+  if (url !== null) {
+    const scheme = URL.canParse(url) ? new URL(url).protocol : undefined;
+    if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
+      const got = scheme === undefined ? 'a value that is not a URL' : `scheme ${JSON.stringify(scheme)}`;
+      reader.problem(`Database:Url must be empty or a postgres:// or postgresql:// URL (got ${got})`);
+    }
+  }
+  const dataDir = reader.text('Database:DataDir', './data');
+  return {
+    url: url?.trim() ?? null,
+    dataDir: dataDir.toLowerCase() === 'memory://' ? 'memory://' : resolve(cwd, dataDir),
+  };
+}
+
+function readAuthentication(reader: ConfigReader): AuthenticationConfig {
+  const provider = reader.choice('Authentication:Provider', 'Saml', providers);
+  return {
+    provider,
+    emailClaimType: reader.text(
+      'Authentication:EmailClaimType',
+      'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
+    ),
+    roleClaimType: reader.text(
+      'Authentication:RoleClaimType',
+      'http://schemas.microsoft.com/ws/2008/06/identity/claims/role',
+    ),
+    idClaimType: reader.text(
+      'Authentication:IdClaimType',
+      'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/nameidentifier',
+    ),
+    local: {
+      defaultAdminUsername: reader.text('Authentication:Local:DefaultAdminUsername', 'admin'),
+      defaultAdminPassword: reader.text('Authentication:Local:DefaultAdminPassword', 'admin', { secret: true }),
+    },
+    // Settings of inactive providers are neither checked nor returned, so a file can keep
+    // several providers' settings side by side and switch with Authentication:Provider alone.
+    openId: provider === 'OpenId' ? readOpenId(reader) : null,
+    jwt: provider === 'Jwt' ? readJwt(reader) : null,
+    saml: provider === 'Saml' ? readSaml(reader) : null,
+  };
+}
+
+function readOpenId(reader: ConfigReader): OpenIdAuthConfig {
+  const section = 'Authentication:OpenId';
+  const authority = reader.requiredText(`${section}:Authority`, 'OpenId');
+  const clientId = reader.requiredText(`${section}:ClientId`, 'OpenId');
+  const clientSecret = reader.requiredText(`${section}:ClientSecret`, 'OpenId', { secret: true });
+  const requireHttpsMetadata = reader.boolean(`${section}:RequireHttpsMetadata`, true);
+  if (authority !== '') {
+    checkHttpUrl(reader, `${section}:Authority`, authority, requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null);
+  }
+  return {
+    authority,
+    clientId,
+    clientSecret,
+    requireHttpsMetadata,
+    responseType: reader.text(`${section}:ResponseType`, 'code'),
+    scope: reader.list(`${section}:Scope`, ['openid', 'profile', 'email']),
+  };
+}
+
+function readJwt(reader: ConfigReader): JwtAuthConfig {
+  const section = 'Authentication:Jwt';
+  const authority = reader.requiredText(`${section}:Authority`, 'Jwt');
+  const audience = reader.requiredText(`${section}:Audience`, 'Jwt');
+  const requireHttpsMetadata = reader.boolean(`${section}:RequireHttpsMetadata`, true);
+  if (authority !== '') {
+    checkHttpUrl(reader, `${section}:Authority`, authority, requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null);
+  }
+  const authorizeUrl = reader.optionalText(`${section}:AuthorizeUrl`);
+  if (authorizeUrl !== null) checkHttpUrl(reader, `${section}:AuthorizeUrl`, authorizeUrl, null);
+  const tokenUrl = reader.optionalText(`${section}:TokenUrl`);
+  if (tokenUrl !== null) checkHttpUrl(reader, `${section}:TokenUrl`, tokenUrl, null);
+  return {
+    authority,
+    audience,
+    requireHttpsMetadata,
+    tokenValidationParameters: {
+      validateAudience: reader.boolean(`${section}:TokenValidationParameters:ValidateAudience`, true),
+      validateIssuer: reader.boolean(`${section}:TokenValidationParameters:ValidateIssuer`, true),
+    },
+    clientId: reader.optionalText(`${section}:ClientId`),
+    authorizeUrl,
+    tokenUrl,
+    scopes: reader.optionalText(`${section}:Scopes`),
+  };
+}
+
+function readSaml(reader: ConfigReader): SamlAuthConfig {
+  const section = 'Authentication:Saml';
+  const spOptionsEntityId = reader.requiredText(`${section}:SpOptionsEntityId`, 'Saml');
+  const identityProviderEntityId = reader.requiredText(`${section}:IdentityProviderEntityId`, 'Saml');
+  const identityProviderMetadataUrl = reader.requiredText(`${section}:IdentityProviderMetadataUrl`, 'Saml');
+  if (identityProviderMetadataUrl !== '') {
+    checkHttpUrl(reader, `${section}:IdentityProviderMetadataUrl`, identityProviderMetadataUrl, null);
+  }
+  const modulePathKey = `${section}:SpOptionsModulePath`;
+  const givenModulePath = reader.text(modulePathKey, '/saml2');
+  // Endpoints are registered as `${modulePath}/Acs`, so a trailing slash would double up.
+  const spOptionsModulePath = givenModulePath.replace(/\/+$/, '');
+  if (!givenModulePath.startsWith('/') || spOptionsModulePath === '') {
+    reader.problem(`${modulePathKey} must be a path starting with "/", such as /saml2 (got ${JSON.stringify(givenModulePath)})`);
+  }
+  return { spOptionsEntityId, spOptionsModulePath, identityProviderEntityId, identityProviderMetadataUrl };
+}
+
+function readAuthorization(reader: ConfigReader): AuthorizationConfig {
+  return {
+    policies: {
+      canAll: reader.list('Authorization:Policies:canAll', ['admin']),
+      canChange: reader.list('Authorization:Policies:canChange', ['developer']),
+    },
+    roleClaimTypes: reader.list('Authorization:RoleClaimTypes', ['role', 'roles', 'groups', 'name']),
+  };
+}
+
+function readSession(reader: ConfigReader): SessionConfig {
+  const secret = reader.optionalText('Session:Secret', { secret: true });
+  if (secret !== null && secret.length < 32) {
+    reader.problem(`Session:Secret must be at least 32 characters long (got ${secret.length})`);
+  }
+  return {
+    idleTimeoutMinutes: reader.integer('Session:IdleTimeoutMinutes', 480, { min: 1 }),
+    secret,
+  };
+}
+
+/** `httpsFlagKey` is the RequireHttpsMetadata key when it is on, or null when http is allowed. */
+function checkHttpUrl(reader: ConfigReader, key: string, value: string, httpsFlagKey: string | null): void {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    reader.problem(`${key} must be an absolute http:// or https:// URL (got ${JSON.stringify(value)})`);
+  } else if (url.protocol === 'http:' && httpsFlagKey !== null) {
+    reader.problem(`${key} must be an https:// URL when ${httpsFlagKey} is true (got ${JSON.stringify(value)})`);
+  }
+}
+
+/** Buffers cannot be frozen (V8 refuses typed arrays with elements), so they are left as they are. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze<unknown>(child);
+    Object.freeze(value);
+  }
+  return value;
+}

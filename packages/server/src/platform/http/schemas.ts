@@ -1,0 +1,26 @@
+import { Type, type TSchema } from 'typebox';
+
+/** A value that is either T or null; every JSON answer says null rather than leaving a field out. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+
+export const ProblemDetailsSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+  },
+  { $id: 'ProblemDetails', description: 'RFC 9457 problem details' },
+);
+
+const problemRef = Type.Unsafe<unknown>({ $ref: 'ProblemDetails#' });
+
+/** Response schemas of the errors a route can answer, for the OpenAPI document. */
+export function problems(...statuses: number[]): Record<number, unknown> {
+  return Object.fromEntries(statuses.map((status) => [status, problemRef]));
+}
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, microsecond precision' });

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** A database a test suite runs against: the embedded one, or a fresh PostgreSQL database. */
+export interface TestDatabase {
+  readonly name: 'sqlite' | 'postgres';
+  /** Configuration arguments (`--Database:…=…`) that select this database. */
+  readonly args: readonly string[];
+  drop(): Promise<void>;
+}
+
+export const postgresUrl = process.env.TEST_DATABASE_URL ?? '';
+
+/** Which kinds of database the suites run on: always SQLite; PostgreSQL when TEST_DATABASE_URL is set. */
+export const databaseKinds: ReadonlyArray<'sqlite' | 'postgres'> = postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+
+if (!postgresUrl && !process.env.RC_PG_SKIP_NOTED) {
+  process.env.RC_PG_SKIP_NOTED = '1';
+  process.stdout.write('PostgreSQL tests skipped: TEST_DATABASE_URL is not set.\n');
+}
+
+/** Creates an empty database of the given kind, so suites never see each other's data. */
+export async function createTestDatabase(kind: 'sqlite' | 'postgres'): Promise<TestDatabase> {
+  if (kind === 'sqlite') {
+    return { name: 'sqlite', args: ['--Database:DataDir=memory://'], drop: () => Promise.resolve() };
+  }
+  const dbName = `rc_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${dbName}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(postgresUrl);
+  url.pathname = `/${dbName}`;
+  return {
+    name: 'postgres',
+    args: [`--Database:Url=${url.toString()}`],
+    async drop() {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
