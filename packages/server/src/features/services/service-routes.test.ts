@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '../../test-support/test-server.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
@@ -123,14 +123,14 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     let token: string | null = null;
     let pages = 0;
     do {
-      const res: Awaited<ReturnType<ApiClient['post']>> = await admin.post('/api/services/search', {
+      const res: ApiResponse<{ entities: Array<{ id: string }>; nextPageToken: string }> = await admin.post('/api/services/search', {
         name: prefix.toLowerCase(),
         pageSize: 3,
         pageToken: token,
       });
       expect(res.status).toBe(200);
       expect(res.body.entities.length).toBeLessThanOrEqual(3);
-      seen.push(...res.body.entities.map((s: { id: string }) => s.id));
+      seen.push(...res.body.entities.map((s) => s.id));
       token = res.body.nextPageToken;
       pages++;
     } while (token);
