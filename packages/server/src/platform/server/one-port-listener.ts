@@ -161,7 +161,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     target.emit('connection', sock);
     // Resuming synchronously would let the buffered bytes flow before the HTTP/2 session has read
     // them from the buffer (it does so on the next tick), and the preface would be lost.
-    process.nextTick(() => sock.resume());
+    sock.resume();
   };
 
   const onConnection = (sock: net.Socket): void => {
@@ -273,7 +273,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     }
 
     // GOAWAY: refuses new streams and lets the open ones finish; the session closes when they have.
-    void 0;
+    for (const session of sessions) session.close();
 
     const timer = setTimeout(() => {
       if (logger && (sessions.size > 0 || rawSockets.size > 0)) {
