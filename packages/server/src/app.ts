@@ -21,7 +21,9 @@ import { EntryQueries } from './features/entries/entry-queries.js';
 import { entryRoutes } from './features/entries/entry-routes.js';
 import { createMetrics, type Metrics } from './features/ops/metrics.js';
 import { opsRoutes } from './features/ops/ops-routes.js';
+import { createLocalChangeFeed, type ChangeFeed } from './features/realtime/change-feed.js';
 import { createChangeHub, type ChangeHub } from './features/realtime/change-hub.js';
+import { createPostgresChangeFeed } from './features/realtime/pg-change-feed.js';
 import { ServiceCommands } from './features/services/service-commands.js';
 import { ServiceQueries } from './features/services/service-queries.js';
 import { serviceRoutes } from './features/services/service-routes.js';
@@ -99,7 +101,10 @@ async function assemble(
 ): Promise<App> {
   const { clock, ids, logger, metrics, database } = parts;
   const hub = createChangeHub();
-  const uow = createUnitOfWork(database, hub);
+  const feed: ChangeFeed = config.database.url
+    ? createPostgresChangeFeed({ url: config.database.url, database, hub, clock, logger })
+    : createLocalChangeFeed(hub);
+  const uow = createUnitOfWork(database, feed);
   const claimSettings: ClaimSettings = {
     idClaimType: config.authentication.idClaimType,
     emailClaimType: config.authentication.emailClaimType,
@@ -196,6 +201,9 @@ async function assemble(
     );
   }
 
+  // Started last: nothing listens before the app is built, and a failed build leaves no connection behind.
+  await feed.start();
+
   const purgeTimer = setInterval(() => {
     sessionStore.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired sessions failed'));
   }, SESSION_PURGE_INTERVAL_MS);
@@ -218,6 +226,7 @@ async function assemble(
       shuttingDown = true;
       clearInterval(purgeTimer);
       await fastify.close();
+      await feed.close();
       await database.close();
     },
   };

@@ -112,8 +112,31 @@ function initialSchema(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Changes too large for a PostgreSQL NOTIFY payload (8000 bytes) are parked here and announced by
+ * id. Rows are purged after a retention period.
+ */
+function changeLog(dialect: Dialect): Migration {
+  const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
+  const serial = dialect === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('change_log')
+        .addColumn('id', serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('change_log').execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
-    getMigrations: () => Promise.resolve({ '0001-initial-schema': initialSchema(dialect) }),
+    getMigrations: () =>
+      Promise.resolve({ '0001-initial-schema': initialSchema(dialect), '0002-change-log': changeLog(dialect) }),
   };
 }

@@ -84,7 +84,15 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface ChangeLogTable {
+  id: Generated<number>;
+  created_at: number;
+  /** JSON of one change notice. */
+  payload: string;
+}
+
 export interface DatabaseSchema {
+  change_log: ChangeLogTable;
   services: ServicesTable;
   service_members: ServiceMembersTable;
   versions: VersionsTable;

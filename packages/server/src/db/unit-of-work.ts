@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { createAuditStore, type AuditStore } from '../features/audit/audit-store.js';
 import { createUserStore, type UserStore } from '../features/auth/user-store.js';
 import { createEntryStore, type EntryStore } from '../features/entries/entry-store.js';
-import type { ChangeHub, ChangeNotice } from '../features/realtime/change-hub.js';
+import type { ChangeFeed } from '../features/realtime/change-feed.js';
+import type { ChangeNotice } from '../features/realtime/change-hub.js';
 import { createServiceStore, type ServiceStore } from '../features/services/service-store.js';
 import { createVersionStore, type VersionStore } from '../features/versions/version-store.js';
 import type { Database, Dialect } from './database.js';
@@ -17,16 +18,18 @@ export interface Stores {
 }
 
 export interface WriteContext extends Stores {
-  /** Queues a change for the realtime stream; it is published only if the transaction commits. */
+  /** Queues a change for the realtime stream; it reaches subscribers only if the transaction commits. */
   recordChange(notice: ChangeNotice): void;
 }
 
 /**
- * The only way commands reach storage: reads through `read`, writes through `write`, which runs
- * one transaction and publishes the recorded changes after it commits.
+ * The only way commands reach storage: reads through `read` (or `readConsistent` for several reads
+ * that must see one state), writes through `write`, which runs one transaction and hands the
+ * recorded changes to the change feed.
  */
 export interface UnitOfWork {
   readonly read: Stores;
+  readConsistent<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
   write<T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T>;
 }
 
@@ -40,16 +43,37 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
   };
 }
 
-export function createUnitOfWork(database: Database, hub: ChangeHub): UnitOfWork {
+export function createUnitOfWork(database: Database, feed: ChangeFeed): UnitOfWork {
+  const { dialect } = database;
+  // SQLite has one writer. Keeping commit and in-process publication under one lock makes the
+  // publication order equal the commit order (PostgreSQL gets that from NOTIFY instead).
+  let tail: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+
+  const write = async <T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T> => {
+    const notices: ChangeNotice[] = [];
+    const result = await database.transaction(async (tx) => {
+      const value = await fn({ ...createStores(tx, dialect), recordChange: (notice) => notices.push(notice) });
+      if (notices.length > 0) await feed.announce(tx, notices);
+      return value;
+    });
+    if (notices.length > 0) feed.committed(notices);
+    return result;
+  };
+
   return {
-    read: createStores(database.db, database.dialect),
-    async write(fn) {
-      const notices: ChangeNotice[] = [];
-      const result = await database.transaction((tx) =>
-        fn({ ...createStores(tx, database.dialect), recordChange: (notice) => notices.push(notice) }),
-      );
-      for (const notice of notices) hub.publish(notice);
-      return result;
-    },
+    read: createStores(database.db, dialect),
+    readConsistent: (fn) =>
+      dialect === 'postgres'
+        ? database.db
+            .transaction()
+            .setIsolationLevel('repeatable read')
+            .execute((tx) => fn(createStores(tx, dialect)))
+        : database.transaction((tx) => fn(createStores(tx, dialect))),
+    write: (fn) => (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)),
   };
 }

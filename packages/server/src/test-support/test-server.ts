@@ -1,9 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { buildApp, type App, type AppDependencies } from '../app.js';
 import { loadConfig } from '../platform/config/load-config.js';
 import { createOnePortListener, type OnePortListener } from '../platform/server/one-port-listener.js';
+import { encodeNotice } from '../features/realtime/change-feed.js';
+import { CHANGE_CHANNEL } from '../features/realtime/pg-change-feed.js';
 import { createTestDatabase, type TestDatabase } from './test-databases.js';
 
 export interface ApiResponse<T = unknown> {
@@ -80,6 +84,12 @@ export interface TestServer {
   client(): ApiClient;
   /** A client signed in as the seeded admin. */
   admin(): Promise<ApiClient>;
+  /**
+   * Resolves once every change committed so far has reached this server's change hub. With
+   * PostgreSQL changes arrive through LISTEN, after the REST answer; a marker NOTIFY sent now
+   * arrives after all of them, because notifications are delivered in commit order.
+   */
+  flushChanges(): Promise<void>;
   /** Creates a Local user with the given role and returns a client signed in as it. */
   userWithRole(username: string, role: 'admin' | 'developer'): Promise<ApiClient>;
   close(): Promise<void>;
@@ -126,6 +136,19 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     listener,
     client: () => new ApiClient(baseUrl),
     admin: () => new ApiClient(baseUrl).login(adminName, ADMIN_PASSWORD),
+    async flushChanges() {
+      if (app.database.dialect !== 'postgres') return;
+      const marker = randomUUID();
+      const arrived = new Promise<void>((resolve) => {
+        const stop = app.hub.subscribe(marker, () => {
+          stop();
+          resolve();
+        });
+      });
+      const payload = encodeNotice({ kind: 'version-updated', serviceId: marker, versionId: marker, timestamp: 1, entries: [] });
+      await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(app.database.db);
+      await arrived;
+    },
     async userWithRole(username, role) {
       const admin = await server.admin();
       const password = `${username}-password`;

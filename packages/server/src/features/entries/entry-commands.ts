@@ -74,7 +74,7 @@ export class EntryCommands {
       };
       await ctx.entries.insert(entry);
       await this.audit(ctx, actor, serviceId, entry.id, 'Created', { after: auditView(entry) });
-      ctx.recordChange({ serviceId, versionId, timestamp, versionDeleted: false, entries: [toChange(entry)] });
+      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [toChange(entry)] });
       return entry;
     });
   }
@@ -144,7 +144,7 @@ export class EntryCommands {
         });
         updated.push(after);
       }
-      ctx.recordChange({ serviceId, versionId, timestamp, versionDeleted: false, entries: updated.map(toChange) });
+      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: updated.map(toChange) });
       return updated;
     });
   }
@@ -177,7 +177,7 @@ export class EntryCommands {
       };
       await ctx.entries.setMetadata(entryId, { ...metadata, generation: after.generation, changedAt: timestamp });
       await this.audit(ctx, actor, serviceId, entryId, 'Updated', { before: auditView(before), after: auditView(after) });
-      ctx.recordChange({ serviceId, versionId, timestamp, versionDeleted: false, entries: [toChange(after)] });
+      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [toChange(after)] });
       return after;
     });
   }
@@ -194,7 +194,7 @@ export class EntryCommands {
         serviceId,
         versionId,
         timestamp,
-        versionDeleted: false,
+        kind: 'entries',
         entries: [{ key: before.key, value: null, generation, valueType: before.valueType, timestamp }],
       });
     });

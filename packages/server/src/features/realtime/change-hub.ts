@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 
-/** One entry's new state in a change. `value` null means the key was deleted. */
+/** One entry's new state in a change. `value` null with `deleted` means the key was deleted. */
 export interface EntryChange {
   readonly key: string;
   readonly value: string | null;
@@ -10,36 +10,56 @@ export interface EntryChange {
   readonly timestamp: number;
 }
 
+/**
+ * What a committed change did to a version:
+ * - `entries`: entries were created, set, updated or deleted (`entries` holds their new state);
+ * - `version-updated`: the version's label or description changed (no entries);
+ * - `version-deleted`: the version or its service was deleted; `entries` deletes every live key,
+ *   after which its subscribers' streams end.
+ */
+export type ChangeKind = 'entries' | 'version-updated' | 'version-deleted';
+
 /** A committed change of one version: all entries it touched, in one event. */
 export interface ChangeNotice {
+  readonly kind: ChangeKind;
   readonly serviceId: string;
   readonly versionId: string;
+  /** The version's change-clock value for this change; strictly increasing per version. */
   readonly timestamp: number;
   readonly entries: readonly EntryChange[];
-  /** The version (or its service) was deleted: subscribers get the deletions, then the stream ends. */
-  readonly versionDeleted: boolean;
 }
 
 export type ChangeListener = (notice: ChangeNotice) => void;
 
 /**
- * In-process fan-in point of committed changes. Writers publish after commit; the realtime stream
- * and the GetConfig snapshot listen per version.
+ * In-process fan-in point of committed changes. The change feed (after commit with SQLite, LISTEN
+ * with PostgreSQL) publishes; the realtime streams and the GetConfig snapshots listen per version.
+ * Within a version it passes each change once, in timestamp order: a notice not newer than the last
+ * one (a re-sync overlapping what was already delivered) is dropped.
  */
 export interface ChangeHub {
   publish(notice: ChangeNotice): void;
   subscribe(versionId: string, listener: ChangeListener): () => void;
   subscribeAll(listener: ChangeListener): () => void;
+  /** Timestamp of the last change published for the version, or undefined when none was seen. */
+  lastTimestamp(versionId: string): number | undefined;
+  /** Versions with at least one listener: what a re-sync after a lost change feed must cover. */
+  watchedVersions(): string[];
 }
 
 const ALL = Symbol('all');
 
 export function createChangeHub(): ChangeHub {
   const emitter = new EventEmitter();
-  // Every subscribed stream adds a listener on its version; thousands are expected.
+  // Every subscribed stream or snapshot adds a listener on its version; thousands are expected.
   emitter.setMaxListeners(0);
+  const last = new Map<string, number>();
   return {
     publish(notice) {
+      const previous = last.get(notice.versionId);
+      if (previous !== undefined && notice.timestamp <= previous) return;
+      if (notice.kind === 'version-deleted') last.delete(notice.versionId);
+      else last.set(notice.versionId, notice.timestamp);
       emitter.emit(notice.versionId, notice);
       emitter.emit(ALL, notice);
     },
@@ -51,5 +71,7 @@ export function createChangeHub(): ChangeHub {
       emitter.on(ALL, listener);
       return () => emitter.off(ALL, listener);
     },
+    lastTimestamp: (versionId) => last.get(versionId),
+    watchedVersions: () => emitter.eventNames().filter((name): name is string => typeof name === 'string'),
   };
 }

@@ -17,7 +17,7 @@ export async function versionDeletionNotice(
     serviceId,
     versionId,
     timestamp,
-    versionDeleted: true,
+    kind: 'version-deleted',
     entries: live.map((e) => ({ key: e.key, value: null, generation: e.generation + 1, valueType: e.valueType, timestamp })),
   };
 }

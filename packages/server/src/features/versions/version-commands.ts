@@ -54,6 +54,9 @@ export class VersionCommands {
         const now = this.clock.nowMicros();
         const after = await ctx.versions.update(versionId, fields, now);
         if (!after) throw versionNotFound(versionId);
+        // Caches that look versions up by label must hear of a rename.
+        const timestamp = (await ctx.versions.advanceClock(versionId, now)) ?? now;
+        ctx.recordChange({ kind: 'version-updated', serviceId, versionId, timestamp, entries: [] });
         await ctx.audit.append({
           id: this.ids.newId(),
           serviceId,
