@@ -150,8 +150,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
   // default handler destroys the socket, which is all that is needed.
 
   const handOver = (sock: net.Socket, head: Buffer, protocol: Protocol): void => {
-    const target: net.Server | null =
-      protocol === 'tls' ? secureServer : protocol === 'h2c' ? h2cServer : httpServer;
+    const target: net.Server | null = protocol === 'tls' ? secureServer : protocol === 'h2c' ? h2cServer : httpServer;
     if (!target) {
       sock.destroy();
       return;
@@ -161,7 +160,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     target.emit('connection', sock);
     // Resuming synchronously would let the buffered bytes flow before the HTTP/2 session has read
     // them from the buffer (it does so on the next tick), and the preface would be lost.
-    sock.resume();
+    process.nextTick(() => sock.resume());
   };
 
   const onConnection = (sock: net.Socket): void => {
@@ -233,9 +232,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
         netServer.removeListener('error', onError);
         const addr = netServer.address();
         boundAddress =
-          addr !== null && typeof addr === 'object'
-            ? { port: addr.port, host: addr.address }
-            : { port, host };
+          addr !== null && typeof addr === 'object' ? { port: addr.port, host: addr.address } : { port, host };
         resolve(boundAddress);
       });
     });
