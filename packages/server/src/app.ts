@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -23,7 +23,11 @@ import { createMetrics, type Metrics } from './features/ops/metrics.js';
 import { opsRoutes } from './features/ops/ops-routes.js';
 import { createLocalChangeFeed, type ChangeFeed } from './features/realtime/change-feed.js';
 import { createChangeHub, type ChangeHub } from './features/realtime/change-hub.js';
+import { createGrpcGateway } from './features/realtime/grpc-gateway.js';
 import { createPostgresChangeFeed } from './features/realtime/pg-change-feed.js';
+import { Subscriptions } from './features/realtime/subscriptions.js';
+import { VersionSnapshots } from './features/realtime/version-snapshots.js';
+import { VersionRegistration } from './features/versions/version-registration.js';
 import { ServiceCommands } from './features/services/service-commands.js';
 import { ServiceQueries } from './features/services/service-queries.js';
 import { serviceRoutes } from './features/services/service-routes.js';
@@ -57,11 +61,22 @@ export interface App {
   readonly logger: Logger;
   /** Serves one request of any transport; what the one-port listener calls. */
   readonly handler: RequestHandler;
-  /** Marks the app as draining (readiness turns 503) before the listener closes. */
+  /** Claims the HTTP/2 streams served natively (gRPC StartSubscribe), before the request handler. */
+  readonly onHttp2Stream: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
+  /** Keeps HTTP/2 connections checked with pings. */
+  readonly onHttp2Session: (session: Http2Session) => void;
+  readonly subscriptions: Subscriptions;
+  /**
+   * Starts draining before the listener closes: readiness turns 503 and open change streams end with
+   * UNAVAILABLE so their clients reconnect to another instance.
+   */
   beginShutdown(): void;
   /** Releases everything the app holds; call after the listener has closed. */
   close(): Promise<void>;
 }
+
+/** A subscriber whose stream has this much unsent data is too slow and is dropped. */
+const MAX_BUFFERED_BYTES_PER_STREAM = 1024 * 1024;
 
 /** The built-in default password of the seeded admin; a warning is logged while it is still in use. */
 export const BUILT_IN_ADMIN_PASSWORD = 'admin';
@@ -104,6 +119,7 @@ async function assemble(
   const feed: ChangeFeed = config.database.url
     ? createPostgresChangeFeed({ url: config.database.url, database, hub, clock, logger })
     : createLocalChangeFeed(hub);
+  hub.subscribeAll(() => metrics.changesReceived.inc());
   const uow = createUnitOfWork(database, feed);
   const claimSettings: ClaimSettings = {
     idClaimType: config.authentication.idClaimType,
@@ -201,6 +217,26 @@ async function assemble(
     );
   }
 
+  const subscriptions = new Subscriptions(uow, hub, {
+    onDelivered: (events) => metrics.eventsDelivered.inc(events),
+    onDropped: () => metrics.subscribersDropped.inc(),
+  });
+  metrics.countOpenSubscriptionsWith(() => subscriptions.count);
+  const snapshots = new VersionSnapshots(uow, hub);
+  const grpc = createGrpcGateway({
+    uow,
+    snapshots,
+    subscriptions,
+    registration: new VersionRegistration(uow, clock, ids),
+    logger,
+    metrics,
+    actorOf: () => ({ userId: 'client-sdk', userName: 'client SDK' }),
+    keepAliveMs: config.grpc.keepAliveSeconds * 1000,
+    maxBufferedBytes: MAX_BUFFERED_BYTES_PER_STREAM,
+    // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
+    fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
+  });
+
   // Started last: nothing listens before the app is built, and a failed build leaves no connection behind.
   await feed.start();
 
@@ -217,13 +253,20 @@ async function assemble(
     uow,
     metrics,
     logger,
-    // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
-    handler: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
+    subscriptions,
+    handler: grpc.handler,
+    onHttp2Stream: grpc.onHttp2Stream,
+    onHttp2Session: grpc.onHttp2Session,
     beginShutdown: () => {
       shuttingDown = true;
+      subscriptions.closeAll('The server is shutting down; reconnect.');
+      grpc.shutdown();
     },
     async close() {
       shuttingDown = true;
+      subscriptions.closeAll('The server is shutting down; reconnect.');
+      grpc.shutdown();
+      snapshots.close();
       clearInterval(purgeTimer);
       await fastify.close();
       await feed.close();

@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', tsxLoader, mainTs, ...args], {
+  const child = spawn(process.execPath, ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args], {
     cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-main-')),
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

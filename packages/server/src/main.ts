@@ -17,7 +17,13 @@ async function main(): Promise<void> {
 
   const app = await buildApp(config);
   const { logger } = app;
-  const listener = createOnePortListener({ handler: app.handler, tls: config.server.tls, logger });
+  const listener = createOnePortListener({
+    handler: app.handler,
+    onHttp2Stream: app.onHttp2Stream,
+    onHttp2Session: app.onHttp2Session,
+    tls: config.server.tls,
+    logger,
+  });
   const address = await listener.listen(config.server.port, config.server.host);
   logger.info(
     {

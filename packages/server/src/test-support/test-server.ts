@@ -123,7 +123,12 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     ],
   });
   const app = await buildApp(config, options.deps);
-  const listener = createOnePortListener({ handler: app.handler, tls: config.server.tls });
+  const listener = createOnePortListener({
+    handler: app.handler,
+    onHttp2Stream: app.onHttp2Stream,
+    onHttp2Session: app.onHttp2Session,
+    tls: config.server.tls,
+  });
   const { port } = await listener.listen(0, '127.0.0.1');
   const baseUrl = `${config.server.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const adminName = config.authentication.local.defaultAdminUsername;

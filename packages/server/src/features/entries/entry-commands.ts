@@ -31,6 +31,7 @@ function toChange(entry: EntryRecord): EntryChange {
   return {
     key: entry.key,
     value: entry.deleted ? null : entry.rawValue,
+    deleted: entry.deleted,
     generation: entry.generation,
     valueType: entry.valueType,
     timestamp: entry.changedAt,
@@ -195,7 +196,7 @@ export class EntryCommands {
         versionId,
         timestamp,
         kind: 'entries',
-        entries: [{ key: before.key, value: null, generation, valueType: before.valueType, timestamp }],
+        entries: [{ key: before.key, value: null, deleted: true, generation, valueType: before.valueType, timestamp }],
       });
     });
   }

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The service's Prometheus metrics, in a registry of its own so several apps can share a process (tests). */
 export interface Metrics {
@@ -6,12 +6,51 @@ export interface Metrics {
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly dbQueryDuration: Histogram<'outcome'>;
+  readonly grpcCalls: Counter<'method' | 'path'>;
+  /** Tells the open-subscriptions gauge where to read its value at scrape time. */
+  countOpenSubscriptionsWith(source: () => number): void;
+  readonly eventsDelivered: Counter;
+  readonly subscribersDropped: Counter;
+  readonly changesReceived: Counter;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  let openSubscriptions = (): number => 0;
+  new Gauge({
+    name: 'realtime_open_subscriptions',
+    help: 'StartSubscribe streams open on this instance',
+    registers: [registry],
+    collect() {
+      this.set(openSubscriptions());
+    },
+  });
   return {
+    countOpenSubscriptionsWith(source) {
+      openSubscriptions = source;
+    },
+    grpcCalls: new Counter({
+      name: 'grpc_calls_total',
+      help: 'gRPC, gRPC-Web and Connect calls received, by method and serving path (native fast path or connect)',
+      labelNames: ['method', 'path'],
+      registers: [registry],
+    }),
+    eventsDelivered: new Counter({
+      name: 'realtime_events_delivered_total',
+      help: 'Config events written to subscriber streams (one per entry per subscriber)',
+      registers: [registry],
+    }),
+    subscribersDropped: new Counter({
+      name: 'realtime_subscribers_dropped_total',
+      help: 'Subscribers dropped because they stopped reading',
+      registers: [registry],
+    }),
+    changesReceived: new Counter({
+      name: 'realtime_changes_received_total',
+      help: 'Committed changes received from the change feed',
+      registers: [registry],
+    }),
     registry,
     httpRequests: new Counter({
       name: 'http_requests_total',

@@ -27,7 +27,7 @@ export function createLocalChangeFeed(hub: ChangeHub): ChangeFeed {
   };
 }
 
-type WireEntry = [key: string, value: string | null, generation: number, valueType: number];
+type WireEntry = [key: string, value: string | null, generation: number, valueType: number, deleted: 0 | 1];
 interface WireNotice {
   k: ChangeNotice['kind'];
   s: string;
@@ -43,7 +43,7 @@ export function encodeNotice(notice: ChangeNotice): string {
     s: notice.serviceId,
     v: notice.versionId,
     t: notice.timestamp,
-    e: notice.entries.map((e) => [e.key, e.value, e.generation, e.valueType]),
+    e: notice.entries.map((e) => [e.key, e.value, e.generation, e.valueType, e.deleted ? 1 : 0]),
   };
   return JSON.stringify(wire);
 }
@@ -55,6 +55,13 @@ export function decodeNotice(text: string): ChangeNotice {
     serviceId: wire.s,
     versionId: wire.v,
     timestamp: wire.t,
-    entries: wire.e.map(([key, value, generation, valueType]) => ({ key, value, generation, valueType, timestamp: wire.t })),
+    entries: wire.e.map(([key, value, generation, valueType, deleted]) => ({
+      key,
+      value,
+      generation,
+      valueType,
+      deleted: deleted === 1,
+      timestamp: wire.t,
+    })),
   };
 }

@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
 
-/** One entry's new state in a change. `value` null with `deleted` means the key was deleted. */
+/** One entry's new state in a change. */
 export interface EntryChange {
   readonly key: string;
+  /** Null when the entry has no value or was deleted. */
   readonly value: string | null;
+  /** The key was deleted (value is then null). */
+  readonly deleted: boolean;
   readonly generation: number;
   readonly valueType: number;
   /** Change-clock timestamp in microseconds. */

@@ -18,6 +18,13 @@ export async function versionDeletionNotice(
     versionId,
     timestamp,
     kind: 'version-deleted',
-    entries: live.map((e) => ({ key: e.key, value: null, generation: e.generation + 1, valueType: e.valueType, timestamp })),
+    entries: live.map((e) => ({
+      key: e.key,
+      value: null,
+      deleted: true,
+      generation: e.generation + 1,
+      valueType: e.valueType,
+      timestamp,
+    })),
   };
 }

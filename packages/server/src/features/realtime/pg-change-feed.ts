@@ -102,6 +102,7 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
         list.push({
           key: r.key,
           value: Number(r.deleted) === 1 ? null : r.raw_value,
+          deleted: Number(r.deleted) === 1,
           generation: Number(r.generation),
           valueType: Number(r.value_type),
           timestamp,

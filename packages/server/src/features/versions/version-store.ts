@@ -19,6 +19,8 @@ export interface VersionStore {
   list(serviceId: string): Promise<VersionRecord[]>;
   update(id: string, fields: { versionLabel: string; description: string | null }, updatedAt: number): Promise<VersionRecord | undefined>;
   delete(id: string): Promise<boolean>;
+  /** The version's change clock: the timestamp of its last change (0 when none). */
+  clock(id: string): Promise<number | undefined>;
   /**
    * Advances the version's change clock to max(now, last + 1) and returns it. In PostgreSQL the
    * UPDATE also locks the version row until the transaction ends, which serializes the writes of
@@ -95,6 +97,10 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
     async delete(id) {
       const result = await db.deleteFrom('versions').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+    async clock(id) {
+      const row = await db.selectFrom('versions').select('last_change_ts').where('id', '=', id).executeTakeFirst();
+      return row ? Number(row.last_change_ts) : undefined;
     },
     async advanceClock(id, nowMicros) {
       const row = await db

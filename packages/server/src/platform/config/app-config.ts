@@ -120,6 +120,11 @@ export interface AppConfig {
   readonly grpc: {
     /** Grpc:RequireAuthentication, default false */
     readonly requireAuthentication: boolean;
+    /**
+     * Grpc:KeepAliveSeconds, default 30: every HTTP/2 connection is pinged this often; one whose
+     * previous ping is still unanswered is closed, so dead subscribers are noticed.
+     */
+    readonly keepAliveSeconds: number;
   };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */

@@ -53,7 +53,7 @@ export const configSchema = {
     RoleClaimTypes: 'list',
   },
   Session: { IdleTimeoutMinutes: 'value', Secret: 'value' },
-  Grpc: { RequireAuthentication: 'value' },
+  Grpc: { RequireAuthentication: 'value', KeepAliveSeconds: 'value' },
   Logging: { Level: 'value' },
 } as const satisfies SchemaSection;
 

@@ -71,7 +71,10 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
     authentication: readAuthentication(reader),
     authorization: readAuthorization(reader),
     session: readSession(reader),
-    grpc: { requireAuthentication: reader.boolean('Grpc:RequireAuthentication', false) },
+    grpc: {
+      requireAuthentication: reader.boolean('Grpc:RequireAuthentication', false),
+      keepAliveSeconds: reader.positiveNumber('Grpc:KeepAliveSeconds', 30),
+    },
     logging: { level: reader.choice('Logging:Level', 'info', logLevels) },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);

@@ -12,6 +12,11 @@ export interface OnePortListenerOptions {
   handler: RequestHandler;
   /** When set, TLS connections are served (ALPN h2 or http/1.1); otherwise they are dropped. */
   tls?: { cert: Buffer; key: Buffer } | null;
+  /**
+   * Sees every HTTP/2 stream before the request handler does. Returning true claims the stream: the
+   * request handler is not called for it. Lets the gRPC fan-out serve raw streams.
+   */
+  onHttp2Stream?: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
   /** Called for every new HTTP/2 session (h2c and TLS). */
   onHttp2Session?: (session: http2.Http2Session) => void;
   http2Settings?: http2.Settings;
@@ -96,19 +101,56 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
   };
 
   const httpServer = http.createServer(dispatch);
-  const h2cServer = http2.createServer({ settings: options.http2Settings }, dispatch);
+  const h2cServer = http2.createServer({ settings: options.http2Settings });
   const secureServer = options.tls
-    ? http2.createSecureServer(
-        {
-          cert: options.tls.cert,
-          key: options.tls.key,
-          allowHTTP1: true,
-          ALPNProtocols: ['h2', 'http/1.1'],
-          settings: options.http2Settings,
-        },
-        dispatch,
-      )
+    ? http2.createSecureServer({
+        cert: options.tls.cert,
+        key: options.tls.key,
+        allowHTTP1: true,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        settings: options.http2Settings,
+      })
     : null;
+
+  // HTTP/2 streams are turned into compatibility requests here rather than by Node, so that a stream
+  // claimed by onHttp2Stream (the gRPC fan-out) never gets a request/response pair attached: those
+  // cost memory on every long-lived stream and would answer trailers of their own.
+  const onStream = (
+    stream: http2.ServerHttp2Stream,
+    headers: http2.IncomingHttpHeaders,
+    _flags: number,
+    rawHeaders: string[],
+  ): void => {
+    try {
+      if (options.onHttp2Stream?.(stream, headers)) return;
+    } catch (err) {
+      logger?.error({ err }, 'onHttp2Stream threw');
+    }
+    const req = new http2.Http2ServerRequest(stream, headers, {}, rawHeaders);
+    const res = new http2.Http2ServerResponse(stream);
+    if (headers[':method'] === 'CONNECT') {
+      res.statusCode = 405;
+      res.end();
+      return;
+    }
+    if (headers.expect !== undefined) {
+      if (headers.expect !== '100-continue') {
+        res.statusCode = 417;
+        res.end();
+        return;
+      }
+      res.writeContinue();
+    }
+    dispatch(req, res);
+  };
+  for (const server of [h2cServer, secureServer]) {
+    if (!server) continue;
+    // Node attaches its own compatibility layer when a 'request' listener is added; ours replaces it.
+    server.removeAllListeners('newListener');
+    server.on('stream', onStream);
+  }
+  // HTTP/1.1 over TLS (ALPN http/1.1) still arrives as 'request' events of the secure server.
+  secureServer?.on('request', dispatch);
 
   // The inner servers never listen themselves. Node starts its HTTP/1 connection tracking on
   // 'listening'; without it closeIdleConnections() is a no-op and headersTimeout/requestTimeout
@@ -135,6 +177,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
   };
   h2cServer.on('session', onSession);
   secureServer?.on('session', onSession);
+
 
   const onSessionError = (err: Error): void => {
     logger?.warn({ err }, 'HTTP/2 session error');

@@ -1,0 +1,52 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import {
+  SubscriptionEvent_ConfigEventSchema,
+  SubscriptionEventSchema,
+  timestampFromMicros,
+  type SubscriptionEvent,
+} from '@realtime-config/protocol';
+import type { EntryChange } from './change-hub.js';
+
+/**
+ * Changes on their way to subscribers: built once per change (or burst of changes) and shared by
+ * every subscriber of the version. The protobuf message and the gRPC frame are made on first use
+ * and then reused, so a change costs one encoding however many streams receive it.
+ */
+export class EventBatch {
+  private messageCache: SubscriptionEvent | undefined;
+  private frameCache: Uint8Array | undefined;
+
+  constructor(readonly entries: readonly EntryChange[]) {}
+
+  get lastTimestamp(): number {
+    return this.entries.at(-1)?.timestamp ?? 0;
+  }
+
+  message(): SubscriptionEvent {
+    this.messageCache ??= create(SubscriptionEventSchema, {
+      events: this.entries.map((e) =>
+        create(SubscriptionEvent_ConfigEventSchema, {
+          key: e.key,
+          // Unset (null) means the key was deleted or has no value; "" is a real empty string.
+          ...(e.value !== null ? { value: e.value } : {}),
+          generation: e.generation,
+          timestamp: timestampFromMicros(e.timestamp),
+          type: e.valueType,
+        }),
+      ),
+    });
+    return this.messageCache;
+  }
+
+  /** The gRPC length-prefixed message: flag 0 (not compressed), 4-byte big-endian length, bytes. */
+  frame(): Uint8Array {
+    if (!this.frameCache) {
+      const body = toBinary(SubscriptionEventSchema, this.message());
+      const frame = new Uint8Array(5 + body.length);
+      new DataView(frame.buffer).setUint32(1, body.length);
+      frame.set(body, 5);
+      this.frameCache = frame;
+    }
+    return this.frameCache;
+  }
+}

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type http2 from 'node:http2';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { SERVICE_PATH } from '@realtime-config/protocol';
+import type { Metrics } from '../ops/metrics.js';
+import { configRpcRoutes, type ConfigRpcDependencies } from './config-rpc.js';
+import { isNativeSubscribe, serveNativeSubscribe } from './native-subscribe.js';
+
+type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
+type AnyResponse = ServerResponse | http2.Http2ServerResponse;
+
+/** `/<any package>.RealtimeConfigGrpcService/<Method>` or `/RealtimeConfigGrpcService/<Method>`. */
+const SERVICE_ALIAS = /^\/(?:[A-Za-z_][\w.]*\.)?RealtimeConfigGrpcService\/(\w+)$/;
+
+/**
+ * The canonical method path for any package prefix (CONTRACT.md section 5), so clients generated
+ * from a proto with another package work unchanged. Other paths are returned as they are.
+ */
+export function canonicalPath(path: string): string {
+  const match = SERVICE_ALIAS.exec(path);
+  return match ? `${SERVICE_PATH}/${match[1]}` : path;
+}
+
+export interface GrpcGatewayOptions extends ConfigRpcDependencies {
+  readonly metrics: Metrics;
+  readonly keepAliveMs: number;
+  readonly maxBufferedBytes: number;
+  /** Where everything that is not an RPC goes: the REST API and the UI. */
+  readonly fallback: (req: AnyRequest, res: AnyResponse) => void;
+}
+
+export interface GrpcGateway {
+  readonly handler: (req: AnyRequest, res: AnyResponse) => void;
+  readonly onHttp2Stream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
+  readonly onHttp2Session: (session: http2.Http2Session) => void;
+  /** Aborts Connect's in-flight calls; open streams are ended by Subscriptions.closeAll. */
+  shutdown(): void;
+}
+
+/** gRPC on the shared port: native StartSubscribe fast path, Connect-ES for the rest, HTTP/2 keep-alive. */
+export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
+  const shutdownController = new AbortController();
+  const connectHandler = connectNodeAdapter({
+    routes: configRpcRoutes(options),
+    fallback: (req, res) => options.fallback(req, res as unknown as AnyResponse),
+    shutdownSignal: shutdownController.signal,
+    grpc: true,
+    grpcWeb: true,
+    connect: true,
+  });
+
+  const keepAliveSessions = new Set<http2.Http2Session>();
+
+  return {
+    handler(req, res) {
+      const url = req.url ?? '/';
+      const path = canonicalPath(url);
+      if (path !== url) req.url = path;
+      if (path.startsWith(`${SERVICE_PATH}/`)) {
+        options.metrics.grpcCalls.inc({ method: path.slice(SERVICE_PATH.length + 1), path: 'connect' });
+      }
+      connectHandler(req as IncomingMessage, res as ServerResponse);
+    },
+    onHttp2Stream(stream, headers) {
+      const path = canonicalPath(headers[':path'] ?? '');
+      if (!isNativeSubscribe(headers, path)) return false;
+      options.metrics.grpcCalls.inc({ method: 'StartSubscribe', path: 'native' });
+      serveNativeSubscribe(stream, {
+        subscriptions: options.subscriptions,
+        logger: options.logger,
+        maxBufferedBytes: options.maxBufferedBytes,
+      });
+      return true;
+    },
+    onHttp2Session(session) {
+      // A peer that vanished without closing its connection (power loss, a dropped NAT entry)
+      // leaves an idle stream open forever; an unanswered ping tells.
+      let awaitingPong = false;
+      const timer = setInterval(() => {
+        if (session.destroyed || session.closed) return;
+        if (awaitingPong) {
+          session.destroy();
+          return;
+        }
+        awaitingPong = true;
+        try {
+          session.ping((err) => {
+            if (!err) awaitingPong = false;
+          });
+        } catch {
+          session.destroy();
+        }
+      }, options.keepAliveMs);
+      timer.unref();
+      keepAliveSessions.add(session);
+      session.once('close', () => {
+        clearInterval(timer);
+        keepAliveSessions.delete(session);
+      });
+    },
+    shutdown() {
+      shutdownController.abort();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError } from '../../platform/errors.js';
+import type { EntryRecord } from '../entries/entry-store.js';
+import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
+import { EventBatch } from './event-batch.js';
+
+/** Where a subscriber's events go: a native HTTP/2 stream, or a Connect-ES server stream. */
+export interface SubscriberSink {
+  /** Sends a batch. Returns false when the subscriber cannot keep up or is gone; it is then dropped. */
+  deliver(batch: EventBatch): boolean;
+  /** Ends the stream with a status. */
+  end(code: 'NOT_FOUND' | 'UNAVAILABLE', message: string): void;
+}
+
+export interface Subscription {
+  /** Stops delivery (the client went away). Idempotent. */
+  close(): void;
+}
+
+interface Subscriber {
+  readonly sink: SubscriberSink;
+  /** Timestamp of the last change sent; later changes only. */
+  lastTimestamp: number;
+  /** Changes that arrived while the backfill was being read; null once live. */
+  buffered: ChangeNotice[] | null;
+}
+
+interface VersionChannel {
+  readonly subscribers: Set<Subscriber>;
+  readonly stopListening: () => void;
+  pending: ChangeNotice[];
+  flushScheduled: boolean;
+}
+
+export interface SubscriptionMetrics {
+  onDelivered(events: number): void;
+  onDropped(): void;
+}
+
+function toChange(e: EntryRecord): EntryChange {
+  return {
+    key: e.key,
+    value: e.deleted ? null : e.rawValue,
+    deleted: e.deleted,
+    generation: e.generation,
+    valueType: e.valueType,
+    timestamp: e.changedAt,
+  };
+}
+
+function entriesOf(notices: readonly ChangeNotice[], after: number): EntryChange[] {
+  return notices.filter((n) => n.timestamp > after).flatMap((n) => n.entries);
+}
+
+/**
+ * The realtime streams of every version: backfill, then live changes in commit order. One hub
+ * listener per version with subscribers; each burst of changes is batched once and the same batch
+ * (and its encoded frame) goes to every subscriber of the version.
+ */
+export class Subscriptions {
+  private readonly channels = new Map<string, VersionChannel>();
+  private closing = false;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly hub: ChangeHub,
+    private readonly metrics?: SubscriptionMetrics,
+  ) {}
+
+  get count(): number {
+    let n = 0;
+    for (const channel of this.channels.values()) n += channel.subscribers.size;
+    return n;
+  }
+
+  /**
+   * Opens a subscription: registers for live changes first, then reads and sends the backfill (every
+   * change after `afterTimestamp`, deletions included), then the changes that arrived meanwhile, so
+   * that nothing falls between the two.
+   */
+  async open(serviceId: string, versionId: string, afterTimestamp: number, sink: SubscriberSink): Promise<Subscription> {
+    if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
+    if (!(await this.uow.read.versions.get(serviceId, versionId))) {
+      throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    }
+    const subscriber: Subscriber = { sink, lastTimestamp: afterTimestamp, buffered: [] };
+    const channel = this.channelFor(versionId);
+    channel.subscribers.add(subscriber);
+    const subscription: Subscription = { close: () => this.remove(versionId, subscriber) };
+
+    let backfill: EntryRecord[];
+    try {
+      backfill = await this.uow.read.entries.changedSince(versionId, afterTimestamp);
+    } catch (error) {
+      subscription.close();
+      throw error;
+    }
+    if (!channel.subscribers.has(subscriber)) return subscription; // closed while reading
+
+    // From here to going live nothing awaits, so no change can slip between the two.
+    if (backfill.length > 0) {
+      const batch = new EventBatch(backfill.map(toChange));
+      subscriber.lastTimestamp = batch.lastTimestamp;
+      if (!this.send(subscriber, batch)) {
+        this.drop(versionId, subscriber);
+        return subscription;
+      }
+    }
+    const missed = subscriber.buffered ?? [];
+    subscriber.buffered = null;
+    if (missed.length > 0) this.deliverTo(versionId, subscriber, missed);
+    return subscription;
+  }
+
+  /** Ends every stream with UNAVAILABLE (shutdown): clients reconnect elsewhere and resume. */
+  closeAll(message: string): void {
+    this.closing = true;
+    for (const [versionId, channel] of this.channels) {
+      for (const subscriber of channel.subscribers) subscriber.sink.end('UNAVAILABLE', message);
+      this.removeChannel(versionId, channel);
+    }
+  }
+
+  private channelFor(versionId: string): VersionChannel {
+    let channel = this.channels.get(versionId);
+    if (!channel) {
+      const created: VersionChannel = {
+        subscribers: new Set(),
+        pending: [],
+        flushScheduled: false,
+        stopListening: this.hub.subscribe(versionId, (notice) => {
+          created.pending.push(notice);
+          if (!created.flushScheduled) {
+            created.flushScheduled = true;
+            // Changes that arrive in the same turn of the event loop go out as one event.
+            setImmediate(() => this.flush(versionId, created));
+          }
+        }),
+      };
+      channel = created;
+      this.channels.set(versionId, channel);
+    }
+    return channel;
+  }
+
+  private flush(versionId: string, channel: VersionChannel): void {
+    channel.flushScheduled = false;
+    const notices = channel.pending;
+    channel.pending = [];
+    if (this.channels.get(versionId) !== channel || notices.length === 0) return;
+
+    const first = notices[0] as ChangeNotice;
+    let shared: EventBatch | undefined;
+    for (const subscriber of channel.subscribers) {
+      if (subscriber.buffered) {
+        subscriber.buffered.push(...notices);
+        continue;
+      }
+      if (subscriber.lastTimestamp < first.timestamp) {
+        // The common case: one batch, one encoding, for every live subscriber.
+        const entries = entriesOf(notices, -Infinity);
+        if (entries.length === 0) continue;
+        shared ??= new EventBatch(entries);
+        subscriber.lastTimestamp = notices.at(-1)?.timestamp ?? subscriber.lastTimestamp;
+        if (!this.send(subscriber, shared)) this.drop(versionId, subscriber);
+      } else {
+        this.deliverTo(versionId, subscriber, notices);
+      }
+    }
+
+    if (notices.some((n) => n.kind === 'version-deleted')) {
+      for (const subscriber of channel.subscribers) {
+        if (subscriber.buffered) continue; // still reading its backfill: ends when it goes live
+        subscriber.sink.end('NOT_FOUND', `Version ${versionId} was deleted.`);
+        channel.subscribers.delete(subscriber);
+      }
+      if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
+    }
+  }
+
+  /** Sends the changes of `notices` newer than what the subscriber has; ends it when one was a deletion. */
+  private deliverTo(versionId: string, subscriber: Subscriber, notices: readonly ChangeNotice[]): void {
+    const entries = entriesOf(notices, subscriber.lastTimestamp);
+    const newest = notices.at(-1)?.timestamp ?? subscriber.lastTimestamp;
+    if (entries.length > 0) {
+      subscriber.lastTimestamp = Math.max(subscriber.lastTimestamp, newest);
+      if (!this.send(subscriber, new EventBatch(entries))) {
+        this.drop(versionId, subscriber);
+        return;
+      }
+    }
+    if (notices.some((n) => n.kind === 'version-deleted')) {
+      subscriber.sink.end('NOT_FOUND', `Version ${versionId} was deleted.`);
+      this.remove(versionId, subscriber);
+    }
+  }
+
+  private send(subscriber: Subscriber, batch: EventBatch): boolean {
+    const ok = subscriber.sink.deliver(batch);
+    if (ok) this.metrics?.onDelivered(batch.entries.length);
+    return ok;
+  }
+
+  private drop(versionId: string, subscriber: Subscriber): void {
+    this.metrics?.onDropped();
+    subscriber.sink.end('UNAVAILABLE', 'The subscriber fell too far behind; reconnect with the last timestamp.');
+    this.remove(versionId, subscriber);
+  }
+
+  private remove(versionId: string, subscriber: Subscriber): void {
+    const channel = this.channels.get(versionId);
+    if (!channel || !channel.subscribers.delete(subscriber)) return;
+    if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
+  }
+
+  private removeChannel(versionId: string, channel: VersionChannel): void {
+    channel.stopListening();
+    channel.subscribers.clear();
+    if (this.channels.get(versionId) === channel) this.channels.delete(versionId);
+  }
+}

@@ -1,0 +1,165 @@
+import { create } from '@bufbuild/protobuf';
+import {
+  GetConfigResponse_ConfigEntrySchema,
+  GetConfigResponseSchema,
+  timestampFromMicros,
+  type GetConfigResponse,
+} from '@realtime-config/protocol';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
+
+interface Snapshot {
+  readonly versionId: string;
+  readonly entries: Map<string, EntryChange>;
+  lastTimestamp: number;
+  response: GetConfigResponse | undefined;
+  readonly stopListening: () => void;
+}
+
+const EMPTY = create(GetConfigResponseSchema, { entries: [] });
+const DEFAULT_MAX_VERSIONS = 1000;
+
+/**
+ * GetConfig answers from memory: the live entries of each requested version, loaded once and then
+ * kept current by the change hub. The least recently used versions are forgotten beyond a limit.
+ */
+export class VersionSnapshots {
+  /** In least-recently-used order (a Map iterates in insertion order; a hit re-inserts). */
+  private readonly snapshots = new Map<string, Snapshot>();
+  private readonly loading = new Map<string, Promise<Snapshot | null>>();
+  /** `${serviceId}\0${label}` → version id, dropped when the version is renamed or deleted. */
+  private readonly labels = new Map<string, string>();
+  private readonly stopWatchingVersions: () => void;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly hub: ChangeHub,
+    private readonly maxVersions = DEFAULT_MAX_VERSIONS,
+  ) {
+    this.stopWatchingVersions = hub.subscribeAll((notice) => {
+      if (notice.kind === 'entries') return;
+      for (const [label, versionId] of this.labels) if (versionId === notice.versionId) this.labels.delete(label);
+      if (notice.kind === 'version-deleted') this.forget(notice.versionId);
+    });
+  }
+
+  /** The snapshot of a version by label; empty when the service or version does not exist. */
+  async getConfig(serviceId: string, label: string): Promise<GetConfigResponse> {
+    const versionId = await this.resolveLabel(serviceId, label);
+    if (!versionId) return EMPTY;
+    const snapshot = await this.snapshot(versionId);
+    if (!snapshot) return EMPTY;
+    snapshot.response ??= create(GetConfigResponseSchema, {
+      entries: [...snapshot.entries.values()]
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .map((e) =>
+          create(GetConfigResponse_ConfigEntrySchema, {
+            key: e.key,
+            ...(e.value !== null ? { value: e.value } : {}),
+            generation: e.generation,
+            timestamp: timestampFromMicros(e.timestamp),
+            type: e.valueType,
+          }),
+        ),
+    });
+    return snapshot.response;
+  }
+
+  close(): void {
+    this.stopWatchingVersions();
+    for (const versionId of [...this.snapshots.keys()]) this.forget(versionId);
+  }
+
+  private async resolveLabel(serviceId: string, label: string): Promise<string | undefined> {
+    const cacheKey = `${serviceId}\u0000${label}`;
+    const cached = this.labels.get(cacheKey);
+    if (cached) return cached;
+    const version = await this.uow.read.versions.findByLabel(serviceId, label);
+    if (!version) return undefined;
+    this.labels.set(cacheKey, version.id);
+    if (this.labels.size > this.maxVersions * 4) this.labels.delete(this.labels.keys().next().value as string);
+    return version.id;
+  }
+
+  private async snapshot(versionId: string): Promise<Snapshot | null> {
+    const hit = this.snapshots.get(versionId);
+    if (hit) {
+      this.snapshots.delete(versionId);
+      this.snapshots.set(versionId, hit);
+      return hit;
+    }
+    let pending = this.loading.get(versionId);
+    if (!pending) {
+      pending = this.load(versionId).finally(() => this.loading.delete(versionId));
+      this.loading.set(versionId, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Listens first, then reads the entries and the version's clock in one consistent read, then
+   * applies what arrived meanwhile and is newer than that read.
+   */
+  private async load(versionId: string): Promise<Snapshot | null> {
+    const early: ChangeNotice[] = [];
+    let snapshot: Snapshot | undefined;
+    const stopListening = this.hub.subscribe(versionId, (notice) => {
+      if (snapshot) this.apply(snapshot, notice);
+      else early.push(notice);
+    });
+    try {
+      const state = await this.uow.readConsistent(async (stores) => ({
+        clock: await stores.versions.clock(versionId),
+        entries: await stores.entries.listLive(versionId),
+      }));
+      if (state.clock === undefined) {
+        stopListening();
+        return null;
+      }
+      snapshot = {
+        versionId,
+        entries: new Map(
+          state.entries.map((e) => [
+            e.key,
+            { key: e.key, value: e.rawValue, deleted: false, generation: e.generation, valueType: e.valueType, timestamp: e.changedAt },
+          ]),
+        ),
+        lastTimestamp: state.clock,
+        response: undefined,
+        stopListening,
+      };
+      if (early.some((n) => n.kind === 'version-deleted')) {
+        stopListening();
+        return null;
+      }
+      for (const notice of early) this.apply(snapshot, notice);
+      this.snapshots.set(versionId, snapshot);
+      while (this.snapshots.size > this.maxVersions) this.forget(this.snapshots.keys().next().value as string);
+      return snapshot;
+    } catch (error) {
+      stopListening();
+      throw error;
+    }
+  }
+
+  private apply(snapshot: Snapshot, notice: ChangeNotice): void {
+    if (notice.timestamp <= snapshot.lastTimestamp) return;
+    snapshot.lastTimestamp = notice.timestamp;
+    if (notice.kind === 'version-deleted') {
+      this.forget(snapshot.versionId);
+      return;
+    }
+    for (const change of notice.entries) {
+      if (change.deleted) snapshot.entries.delete(change.key);
+      else snapshot.entries.set(change.key, change);
+    }
+    if (notice.entries.length > 0) snapshot.response = undefined;
+  }
+
+  private forget(versionId: string): void {
+    const snapshot = this.snapshots.get(versionId);
+    if (!snapshot) return;
+    snapshot.stopListening();
+    this.snapshots.delete(versionId);
+  }
+}
