@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface Session {
     /** Local provider: the signed-in username (roles are read fresh on every request). */
     localUser?: string;
+    /** Local provider: createdAt of that user, so a later account re-created under the same name is not opened. */
+    localUserCreatedAt?: number;
     /** Cookie providers with external identities: the claims received at sign-in. */
     claims?: Claims;
   }

@@ -129,6 +129,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       // A fresh session id at every sign-in: no session fixation.
       await request.session.regenerate();
       request.session.localUser = user.username;
+      request.session.localUserCreatedAt = user.createdAt;
       return meOf(local.identityOf(user));
     },
   );

@@ -19,9 +19,11 @@ export class LocalAccounts implements Authenticator {
 
   /** The identity of a user as every provider would present it: claims through the shared mapping. */
   identityOf(user: UserRecord): Identity {
-    const identity = resolveIdentity('local', { sub: user.username, name: user.username, role: user.role }, this.claimSettings);
+    // No `name` claim: it is one of the role claim types, so the username would become a role and a
+    // user named like a canAll role (or a demoted admin called `admin`) would keep canAll.
+    const identity = resolveIdentity('local', { sub: user.username, role: user.role }, this.claimSettings);
     if (!identity) throw new Error('A local user always has an id');
-    return identity;
+    return { ...identity, name: user.username };
   }
 
   async authenticate(request: FastifyRequest): Promise<Identity | null> {
@@ -29,7 +31,9 @@ export class LocalAccounts implements Authenticator {
     if (!username) return null;
     // Read the user on every request so that a deleted or demoted user loses access at once.
     const user = await this.uow.read.users.get(username);
-    return user ? this.identityOf(user) : null;
+    // The session belongs to the account it signed in to, not to one re-created later under that name.
+    if (!user || user.createdAt !== request.session.localUserCreatedAt) return null;
+    return this.identityOf(user);
   }
 
   /** Checks credentials in constant time; an unknown user costs the same as a wrong password. */

@@ -17,6 +17,7 @@ export interface UserStore {
   insert(user: UserRecord): Promise<void>;
   update(username: string, change: { passwordHash?: string; role?: LocalRole; updatedAt: number }): Promise<void>;
   delete(username: string): Promise<boolean>;
+  /** Counts the users with the role and locks their rows until the transaction ends. */
   countByRole(role: LocalRole): Promise<number>;
 }
 
@@ -67,12 +68,15 @@ export function createUserStore(db: Kysely<DatabaseSchema>): UserStore {
       return Number(result.numDeletedRows) > 0;
     },
     async countByRole(role) {
-      const row = await db
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
+      // An UPDATE that changes nothing rather than a SELECT COUNT: it locks the counted rows until the
+      // transaction ends, so two transactions demoting or deleting the last two admins at once (READ
+      // COMMITTED on PostgreSQL) cannot both count two and leave none.
+      const result = await db
+        .updateTable('users')
+        .set((eb) => ({ role: eb.ref('role') }))
         .where('role', '=', role)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

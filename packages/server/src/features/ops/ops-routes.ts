@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { LogLevel } from 'fastify';
 import { Type } from 'typebox';
 import { problemFor, sendProblem } from '../../platform/http/problem-details.js';
 import type { Metrics } from './metrics.js';
@@ -17,14 +18,17 @@ const READY_TIMEOUT_MS = 2000;
 export const opsRoutes: FastifyPluginAsyncTypebox<OpsRoutesOptions> = async (app, options) => {
   const tags = ['operations'];
   const config = { policy: 'public' as const };
+  // No per-request info lines for probes, but never louder than the configured level (a route's
+  // logLevel replaces it, so a plain 'warn' would make a 'silent' or 'error' server log warnings).
+  const logLevel = (['trace', 'debug', 'info'].includes(app.log.level) ? 'warn' : app.log.level) as LogLevel;
 
   app.get(
     '/healthz',
-    { config, logLevel: 'warn', schema: { tags, response: { 200: Type.Object({ status: Type.String() }) } } },
+    { config, logLevel, schema: { tags, response: { 200: Type.Object({ status: Type.String() }) } } },
     async () => ({ status: 'ok' }),
   );
 
-  app.get('/readyz', { config, logLevel: 'warn', schema: { tags } }, async (_request, reply) => {
+  app.get('/readyz', { config, logLevel, schema: { tags } }, async (_request, reply) => {
     if (options.isShuttingDown()) return sendProblem(reply, problemFor('UNAVAILABLE', 'The server is shutting down.'));
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -43,7 +47,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRoutesOptions> = async (app
     }
   });
 
-  app.get('/metrics', { config, logLevel: 'warn', schema: { tags, hide: true } }, async (_request, reply) =>
+  app.get('/metrics', { config, logLevel, schema: { tags, hide: true } }, async (_request, reply) =>
     reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
   );
 };

@@ -15,8 +15,6 @@ export interface NativeSubscribeOptions {
   readonly logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Bytes a stream may have waiting in its write buffer before its subscriber counts as too slow. */
   readonly maxBufferedBytes: number;
-  /** Runs before the request is read; throws an AppError (e.g. UNAUTHENTICATED) to refuse the call. */
-  readonly authorize?: (headers: http2.IncomingHttpHeaders) => Promise<void>;
 }
 
 /** True for a native gRPC call (not gRPC-Web) of StartSubscribe, whatever the package prefix. */
@@ -106,7 +104,6 @@ export function serveNativeSubscribe(stream: http2.ServerHttp2Stream, options: N
     if (started) return;
     started = true;
     try {
-      await options.authorize?.(stream.sentHeaders ? {} : {});
       const body = Buffer.concat(chunks, size);
       if (body.length < 5) throw AppError.invalid('The request has no message.');
       if (body[0] !== 0) throw new AppError('INVALID_ARGUMENT', 'Compressed requests are not supported.');

@@ -106,7 +106,7 @@ describe('loadConfig defaults', () => {
       roleClaimTypes: ['role', 'roles', 'groups', 'name'],
     });
     expect(config.session).toEqual({ idleTimeoutMinutes: 480, secret: null });
-    expect(config.grpc).toEqual({ requireAuthentication: false });
+    expect(config.grpc).toEqual({ requireAuthentication: false, keepAliveSeconds: 30 });
     expect(config.logging).toEqual({ level: 'info' });
   });
 
