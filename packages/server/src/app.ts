@@ -37,7 +37,8 @@ import { versionRoutes } from './features/versions/version-routes.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { randomIds, type IdGenerator } from './platform/ids.js';
-import { installProblemDetails } from './platform/http/problem-details.js';
+import { installProblemDetails, problemFor, sendProblem } from './platform/http/problem-details.js';
+import { rejectNulCharacters } from './platform/http/reject-nul.js';
 import { ProblemDetailsSchema } from './platform/http/schemas.js';
 
 export type RequestHandler = (
@@ -145,6 +146,15 @@ async function assemble(
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
+    // Member ids may be e-mail addresses up to 320 characters.
+    routerOptions: { maxParamLength: 512 },
+    // The router's own failures (a malformed %-escape, an over-long parameter) come here, not to the
+    // error handler; they get problem details like everything else.
+    frameworkErrors: (error, _request, reply) => {
+      const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI_TOO_LONG' : 'INVALID_ARGUMENT';
+      const detail = code === 'URI_TOO_LONG' ? 'A path segment is too long.' : 'The request URL is malformed.';
+      void sendProblem(reply, problemFor(code, detail));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installProblemDetails(fastify);
@@ -155,6 +165,7 @@ async function assemble(
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  fastify.addHook('preValidation', rejectNulCharacters);
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });

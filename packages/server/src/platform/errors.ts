@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'ALREADY_EXISTS'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RESOURCE_EXHAUSTED'
   | 'UNAVAILABLE'
@@ -35,6 +36,7 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMapping>> = {
   ALREADY_EXISTS: { httpStatus: 409, grpcCode: 6, title: 'Conflict', type: rfc9110('15.5.10') },
   CONFLICT: { httpStatus: 409, grpcCode: 10, title: 'Conflict', type: rfc9110('15.5.10') },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, grpcCode: 8, title: 'Content Too Large', type: rfc9110('15.5.14') },
+  URI_TOO_LONG: { httpStatus: 414, grpcCode: 3, title: 'URI Too Long', type: rfc9110('15.5.15') },
   UNSUPPORTED_MEDIA_TYPE: {
     httpStatus: 415,
     grpcCode: 3,

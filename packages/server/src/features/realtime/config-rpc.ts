@@ -7,6 +7,7 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError } from '../../platform/errors.js';
 import type { Actor } from '../auth/identity.js';
 import type { VersionRegistration } from '../versions/version-registration.js';
 import type { EventBatch } from './event-batch.js';
@@ -49,12 +50,14 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
       getConfig: (request) =>
         guard(async () => {
           requireUuid('service_id', request.serviceId);
+          requireLabel(request.version);
           return snapshots.getConfig(request.serviceId.toLowerCase(), request.version);
         }),
 
       isVersionExists: (request) =>
         guard(async () => {
           requireUuid('service_id', request.serviceId);
+          requireLabel(request.version);
           const version = await uow.read.versions.findByLabel(request.serviceId.toLowerCase(), request.version);
           return create(IsVersionExistResponseSchema, version ? { versionId: version.id } : {});
         }),
@@ -104,6 +107,13 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
       },
     });
   };
+}
+
+/** A version label to look up: text without U+0000, which no stored label can contain. */
+function requireLabel(label: string): void {
+  if (label.includes('\u0000') || label.length > 200) {
+    throw AppError.invalid('version must be at most 200 characters without U+0000.', { version: ['is not a valid label'] });
+  }
 }
 
 /** A Connect-protocol subscriber's waiting batches; bounded so a client that stops reading is dropped. */

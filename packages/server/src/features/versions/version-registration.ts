@@ -148,6 +148,11 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
     (errors[field] ??= []).push(message);
   };
   if (label.trim() === '' || label.length > 200) fail('version', 'must be 1 to 200 characters long');
+  // PostgreSQL text cannot hold U+0000; refuse it up front on either database.
+  const texts = (cls: DeclaredClass) => [cls.name, cls.description, ...cls.entries.flatMap((e) => [e.key, e.name, e.description, e.enumValues, e.defaultValue])];
+  if (label.includes('\u0000') || classes.some((cls) => texts(cls).some((t) => t?.includes('\u0000')))) {
+    fail('classes', 'text must not contain U+0000');
+  }
   const seen = new Set<string>();
   const declared: Array<DeclaredEntry & { groupName: string; groupDescription: string | null }> = [];
   classes.forEach((cls, c) => {
