@@ -76,8 +76,13 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** A subscriber whose stream has this much unsent data is too slow and is dropped. */
-const MAX_BUFFERED_BYTES_PER_STREAM = 1024 * 1024;
+/**
+ * A subscriber whose stream has this much unsent data is too slow and is dropped (it reconnects and
+ * resumes). Frames are shared by all subscribers of a version, so this bounds how far one falls
+ * behind rather than what each costs; it must allow a burst of large values to wait behind a
+ * client's HTTP/2 flow-control window (64 KiB by default in grpc-js).
+ */
+const MAX_BUFFERED_BYTES_PER_STREAM = 8 * 1024 * 1024;
 
 /** The built-in default password of the seeded admin; a warning is logged while it is still in use. */
 export const BUILT_IN_ADMIN_PASSWORD = 'admin';

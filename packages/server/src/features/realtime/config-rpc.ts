@@ -24,11 +24,9 @@ export interface ConfigRpcDependencies {
   readonly logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Who registered a version, for the audit log. */
   readonly actorOf: (context: HandlerContext) => Actor;
-  /** Batches a Connect-protocol subscriber may have waiting before it counts as too slow. */
-  readonly maxQueuedBatches?: number;
+  /** Bytes of events a subscriber may have waiting before it counts as too slow. */
+  readonly maxBufferedBytes: number;
 }
-
-const DEFAULT_MAX_QUEUED_BATCHES = 1000;
 
 /**
  * The four RPCs of RealtimeConfigGrpcService for Connect-ES, which serves them over gRPC, gRPC-Web
@@ -87,7 +85,7 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
 
       async *startSubscribe(request, context): AsyncGenerator<SubscriptionEvent> {
         const parsed = await guard(async () => parseSubscribeRequest(request));
-        const queue = new BatchQueue(deps.maxQueuedBatches ?? DEFAULT_MAX_QUEUED_BATCHES);
+        const queue = new BatchQueue(deps.maxBufferedBytes);
         const subscription = await guard(() =>
           subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue),
         );
@@ -119,14 +117,16 @@ function requireLabel(label: string): void {
 /** A Connect-protocol subscriber's waiting batches; bounded so a client that stops reading is dropped. */
 class BatchQueue implements SubscriberSink {
   private readonly items: EventBatch[] = [];
+  private bytes = 0;
   private ending: ConnectError | null | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly maxBytes: number) {}
 
   deliver(batch: EventBatch): boolean {
-    if (this.ending !== undefined || this.items.length >= this.limit) return false;
+    if (this.ending !== undefined || this.bytes > this.maxBytes) return false;
     this.items.push(batch);
+    this.bytes += batch.frame().length;
     this.wake?.();
     return true;
   }
@@ -144,7 +144,10 @@ class BatchQueue implements SubscriberSink {
   async next(): Promise<EventBatch | ConnectError | null> {
     for (;;) {
       const item = this.items.shift();
-      if (item) return item;
+      if (item) {
+        this.bytes -= item.frame().length;
+        return item;
+      }
       if (this.ending !== undefined) return this.ending;
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;

@@ -6,7 +6,7 @@ import type { EventBatch } from './event-batch.js';
 import { parseSubscribeRequest } from './subscribe-request.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
 
-const { HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE, NGHTTP2_CANCEL } = http2.constants;
+const { HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE, NGHTTP2_REFUSED_STREAM } = http2.constants;
 /** A StartSubscribe request is a few dozen bytes; anything much larger is not one. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 
@@ -85,10 +85,12 @@ export function serveNativeSubscribe(stream: http2.ServerHttp2Stream, options: N
       if (finished || stream.destroyed) return false;
       sendHeaders();
       if (stream.writableLength > options.maxBufferedBytes) {
-        // The client stopped reading: stop buffering for it. It reconnects with its last timestamp.
+        // The client stopped reading: stop buffering for it. Trailers would wait behind the full
+        // buffer, so the stream is reset; gRPC clients report REFUSED_STREAM as UNAVAILABLE and
+        // reconnect with their last timestamp.
         finished = true;
         subscription?.close();
-        stream.close(NGHTTP2_CANCEL);
+        stream.close(NGHTTP2_REFUSED_STREAM);
         return false;
       }
       stream.write(batch.frame());
