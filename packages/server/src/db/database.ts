@@ -38,6 +38,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
   if (config.url) {
     const pool = new pg.Pool({
       connectionString: config.url,
+      application_name: 'realtime-config',
       max: 10,
       // Change times are BIGINT microseconds: they fit a JS number exactly (2^53 µs is year 2255).
       types: {

@@ -113,8 +113,9 @@ function initialSchema(dialect: Dialect): Migration {
 }
 
 /**
- * Changes too large for a PostgreSQL NOTIFY payload (8000 bytes) are parked here and announced by
- * id. Rows are purged after a retention period.
+ * Every committed change of a version, as the change feed announced it (PostgreSQL): an instance
+ * whose LISTEN connection dropped replays what it missed from here, exactly and in order. Also
+ * holds the payloads too large for a NOTIFY (8000 bytes). Rows are purged after a retention period.
  */
 function changeLog(dialect: Dialect): Migration {
   const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
@@ -124,9 +125,14 @@ function changeLog(dialect: Dialect): Migration {
       await db.schema
         .createTable('change_log')
         .addColumn('id', serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        // No foreign key: the deletion of a version is itself a change to replay.
+        .addColumn('version_id', 'varchar(36)', (c) => c.notNull())
+        .addColumn('ts', int64, (c) => c.notNull())
         .addColumn('created_at', int64, (c) => c.notNull())
         .addColumn('payload', 'text', (c) => c.notNull())
         .execute();
+      await db.schema.createIndex('change_log_version_ts_idx').on('change_log').columns(['version_id', 'ts']).execute();
+      await db.schema.createIndex('change_log_created_idx').on('change_log').column('created_at').execute();
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('change_log').execute();

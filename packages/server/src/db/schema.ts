@@ -86,6 +86,9 @@ export interface SettingsTable {
 
 export interface ChangeLogTable {
   id: Generated<number>;
+  version_id: string;
+  /** The change's timestamp on its version's change clock. */
+  ts: number;
   created_at: number;
   /** JSON of one change notice. */
   payload: string;

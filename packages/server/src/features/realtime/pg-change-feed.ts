@@ -6,9 +6,12 @@ import { decodeNotice, encodeNotice, type ChangeFeed } from './change-feed.js';
 import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
 
 export const CHANGE_CHANNEL = 'rc_changes';
+/** How the LISTEN connection shows in pg_stat_activity. */
+export const LISTEN_APPLICATION_NAME = 'realtime-config-listen';
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; leave room for the envelope. */
 const MAX_INLINE_PAYLOAD = 7800;
-const CHANGE_LOG_RETENTION_US = 60 * 60 * 1_000_000;
+/** How long an instance may lose its LISTEN connection and still replay every change exactly. */
+const CHANGE_LOG_RETENTION_US = 24 * 60 * 60 * 1_000_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
 const HEALTH_CHECK_MS = 15_000;
@@ -64,7 +67,7 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
         .where('id', '=', Number(payload.slice(1)))
         .executeTakeFirst();
       if (!row) {
-        logger.warn({ ref: payload }, 'change feed: parked change is gone; re-reading the version');
+        logger.warn({ ref: payload }, 'change feed: a parked change was purged before it was read');
         return;
       }
       deliver(decodeNotice(row.payload));
@@ -73,45 +76,67 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
     deliver(decodeNotice(payload));
   };
 
-  /** Re-reads, per watched version, every entry changed after the last delivered change. */
+  /**
+   * After the LISTEN connection was lost: per watched version, replays from the change log every
+   * change after the last one delivered, exactly as committed (renames and deletions included).
+   * Changes older than the log's retention are recovered from the entries themselves, where the
+   * intermediate values of a key collapse into its latest state, as in any backfill.
+   */
   const resync = async (): Promise<void> => {
     for (const versionId of hub.watchedVersions()) {
-      const after = hub.lastTimestamp(versionId) ?? 0;
-      const version = await database.db
-        .selectFrom('versions')
-        .select(['service_id'])
-        .where('id', '=', versionId)
-        .executeTakeFirst();
-      if (!version) {
-        // Deleted while we were not listening: the entries are gone with it.
-        deliver({ kind: 'version-deleted', serviceId: '', versionId, timestamp: Number.MAX_SAFE_INTEGER, entries: [] });
-        continue;
-      }
-      const rows = await database.db
-        .selectFrom('entries')
-        .select(['key', 'raw_value', 'generation', 'value_type', 'changed_at', 'deleted'])
+      const logged = await database.db
+        .selectFrom('change_log')
+        .select('payload')
         .where('version_id', '=', versionId)
-        .where('changed_at', '>', after)
-        .orderBy('changed_at')
-        .orderBy('key')
+        .where('ts', '>', hub.lastTimestamp(versionId) ?? 0)
+        .orderBy('ts')
         .execute();
-      const byTimestamp = new Map<number, EntryChange[]>();
-      for (const r of rows) {
-        const timestamp = Number(r.changed_at);
-        const list = byTimestamp.get(timestamp) ?? [];
-        list.push({
-          key: r.key,
-          value: Number(r.deleted) === 1 ? null : r.raw_value,
-          deleted: Number(r.deleted) === 1,
-          generation: Number(r.generation),
-          valueType: Number(r.value_type),
-          timestamp,
-        });
-        byTimestamp.set(timestamp, list);
+      let deleted = false;
+      for (const row of logged) {
+        const notice = decodeNotice(row.payload);
+        deliver(notice);
+        deleted ||= notice.kind === 'version-deleted';
       }
-      for (const [timestamp, entries] of byTimestamp) {
-        deliver({ kind: 'entries', serviceId: version.service_id, versionId, timestamp, entries });
-      }
+      if (!deleted) await resyncFromEntries(versionId);
+    }
+  };
+
+  const resyncFromEntries = async (versionId: string): Promise<void> => {
+    const after = hub.lastTimestamp(versionId) ?? 0;
+    const version = await database.db
+      .selectFrom('versions')
+      .select(['service_id'])
+      .where('id', '=', versionId)
+      .executeTakeFirst();
+    if (!version) {
+      // Deleted longer ago than the log keeps: its entries are gone with it.
+      deliver({ kind: 'version-deleted', serviceId: '', versionId, timestamp: Number.MAX_SAFE_INTEGER, entries: [] });
+      return;
+    }
+    const rows = await database.db
+      .selectFrom('entries')
+      .select(['key', 'raw_value', 'generation', 'value_type', 'changed_at', 'deleted'])
+      .where('version_id', '=', versionId)
+      .where('changed_at', '>', after)
+      .orderBy('changed_at')
+      .orderBy('key')
+      .execute();
+    const byTimestamp = new Map<number, EntryChange[]>();
+    for (const r of rows) {
+      const timestamp = Number(r.changed_at);
+      const list = byTimestamp.get(timestamp) ?? [];
+      list.push({
+        key: r.key,
+        value: Number(r.deleted) === 1 ? null : r.raw_value,
+        deleted: Number(r.deleted) === 1,
+        generation: Number(r.generation),
+        valueType: Number(r.value_type),
+        timestamp,
+      });
+      byTimestamp.set(timestamp, list);
+    }
+    for (const [timestamp, entries] of byTimestamp) {
+      deliver({ kind: 'entries', serviceId: version.service_id, versionId, timestamp, entries });
     }
   };
 
@@ -136,7 +161,7 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: options.url, keepAlive: true });
+    const c = new pg.Client({ connectionString: options.url, keepAlive: true, application_name: LISTEN_APPLICATION_NAME });
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c));
     c.on('notification', (message) => {
@@ -167,16 +192,15 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
     },
     async announce(tx, notices) {
       for (const notice of notices) {
-        let payload = encodeNotice(notice);
-        if (Buffer.byteLength(payload) > MAX_INLINE_PAYLOAD) {
-          const row = await tx
-            .insertInto('change_log')
-            .values({ created_at: clock.nowMicros(), payload })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          payload = `#${row.id}`;
-        }
-        await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(tx);
+        const payload = encodeNotice(notice);
+        const row = await tx
+          .insertInto('change_log')
+          .values({ version_id: notice.versionId, ts: notice.timestamp, created_at: clock.nowMicros(), payload })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        // Small changes travel inside the notification; large ones are fetched by id.
+        const announced = Buffer.byteLength(payload) > MAX_INLINE_PAYLOAD ? `#${row.id}` : payload;
+        await sql`select pg_notify(${CHANGE_CHANNEL}, ${announced})`.execute(tx);
       }
     },
     committed: () => undefined,

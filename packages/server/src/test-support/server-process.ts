@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const mainTs = fileURLToPath(new URL('../main.ts', import.meta.url));
+// The child runs in a temporary folder, so the TypeScript loader is given by absolute URL.
+const tsxLoader = pathToFileURL(
+  path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs'),
+).href;
+
+/** Keeps the end of a child's output for failure messages; request logs would otherwise pile up. */
+const OUTPUT_TAIL_CHARS = 64 * 1024;
+
+/** A port that was free a moment ago (the OS picks it), for a server that must keep its port across restarts. */
+export async function findFreePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The real server (main.ts) running as a child process. */
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly baseUrl: string;
+  /** The last part of what the process wrote to stdout and stderr. */
+  output(): string;
+  /** SIGKILL: no shutdown, no goodbye; resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every server process started by this module that still runs; for afterEach/afterAll. */
+export async function killServerProcesses(): Promise<void> {
+  const children = [...running];
+  running.clear();
+  await Promise.all(children.map((child) => killChild(child)));
+}
+
+async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
+
+export interface ServerProcessOptions {
+  /** `--Section:Key=value` arguments; must include `--Server:Port` and `--Server:Host=127.0.0.1`. */
+  readonly args: readonly string[];
+  /** Working directory (where appsettings.json would be looked up); a fresh empty folder by default. */
+  readonly cwd?: string;
+  readonly startTimeoutMs?: number;
+}
+
+/**
+ * Starts main.ts with tsx and resolves once it logs "listening on http://host:port" (so the log
+ * level must be info or lower). Rejects with the process output when it exits or times out first.
+ */
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...options.args],
+    {
+      cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-proc-')),
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+
+  let output = '';
+  const append = (chunk: Buffer): void => {
+    output += chunk.toString();
+    if (output.length > OUTPUT_TAIL_CHARS * 2) output = output.slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stderr?.on('data', append);
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      void killChild(child);
+      reject(new Error(`the server did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      append(chunk);
+      seen += chunk.toString();
+      const match = /listening on https?:\/\/[\d.]+:(\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      } else if (seen.length > OUTPUT_TAIL_CHARS) seen = seen.slice(-1024);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (code ${code}, signal ${signal}) before listening:\n${output}`));
+    });
+  });
+  return {
+    child,
+    port,
+    baseUrl: `http://127.0.0.1:${port}`,
+    output: () => output,
+    kill: () => killChild(child),
+  };
+}
