@@ -8,12 +8,11 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { AppError } from '../../platform/errors.js';
 import type { Actor } from '../auth/identity.js';
 import type { VersionRegistration } from '../versions/version-registration.js';
 import type { EventBatch } from './event-batch.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
-import { parseSubscribeRequest, requireUuid } from './subscribe-request.js';
+import { parseSubscribeRequest, requireLabel, requireUuid } from './subscribe-request.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
 import type { VersionSnapshots } from './version-snapshots.js';
 
@@ -106,13 +105,6 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
       },
     });
   };
-}
-
-/** A version label to look up: text without U+0000, which no stored label can contain. */
-function requireLabel(label: string): void {
-  if (label.includes('\u0000') || label.length > 200) {
-    throw AppError.invalid('version must be at most 200 characters without U+0000.', { version: ['is not a valid label'] });
-  }
 }
 
 /** A Connect-protocol subscriber's waiting batches; bounded so a client that stops reading is dropped. */

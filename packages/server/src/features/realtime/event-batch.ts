@@ -6,6 +6,7 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 import type { EntryChange } from './change-hub.js';
+import { grpcFrame } from './native-grpc.js';
 
 /**
  * Changes on their way to subscribers: built once per change (or burst of changes) and shared by
@@ -40,13 +41,7 @@ export class EventBatch {
 
   /** The gRPC length-prefixed message: flag 0 (not compressed), 4-byte big-endian length, bytes. */
   frame(): Uint8Array {
-    if (!this.frameCache) {
-      const body = toBinary(SubscriptionEventSchema, this.message());
-      const frame = new Uint8Array(5 + body.length);
-      new DataView(frame.buffer).setUint32(1, body.length);
-      frame.set(body, 5);
-      this.frameCache = frame;
-    }
+    this.frameCache ??= grpcFrame(toBinary(SubscriptionEventSchema, this.message()));
     return this.frameCache;
   }
 }

@@ -73,6 +73,7 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
     await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [{ id: entries[0].id, rawValue: 'changed', generation: 1 }]);
     const again = await register('2.0.0', [{ key: 'A', value: 'default' }, { key: 'B', value: 'b' }]);
     expect(again.versionId).toBe(versionId);
+    await server.flushChanges();
     const config = await grpcClient.getConfig({ serviceId, version: '2.0.0' });
     expect(config.entries.map((e) => [e.key, e.value, e.generation])).toEqual([
       ['A', 'changed', 2],
@@ -194,6 +195,7 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
         ['B', undefined, 2],
         ['C', undefined, 2],
       ]);
+      await server.flushChanges();
       const config = await grpcClient.getConfig({ serviceId, version: 'stream' });
       expect(config.entries.map((e) => e.key)).toEqual(['A', 'B']);
       resumed.cancel();

@@ -4,7 +4,9 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { SERVICE_PATH } from '@realtime-config/protocol';
 import type { Metrics } from '../ops/metrics.js';
 import { configRpcRoutes, type ConfigRpcDependencies } from './config-rpc.js';
-import { isNativeSubscribe, serveNativeSubscribe } from './native-subscribe.js';
+import { serveNativeGetConfig } from './native-get-config.js';
+import { isNativeGrpc } from './native-grpc.js';
+import { serveNativeSubscribe } from './native-subscribe.js';
 
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = ServerResponse | http2.Http2ServerResponse;
@@ -49,7 +51,7 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
     connect: true,
   });
 
-  const keepAliveSessions = new Set<http2.Http2Session>();
+  const keepAlive = createKeepAlive(options.keepAliveMs);
 
   return {
     handler(req, res) {
@@ -62,44 +64,62 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
       connectHandler(req as IncomingMessage, res as ServerResponse);
     },
     onHttp2Stream(stream, headers) {
+      if (!isNativeGrpc(headers)) return false;
       const path = canonicalPath(headers[':path'] ?? '');
-      if (!isNativeSubscribe(headers, path)) return false;
-      options.metrics.grpcCalls.inc({ method: 'StartSubscribe', path: 'native' });
-      serveNativeSubscribe(stream, {
-        subscriptions: options.subscriptions,
-        logger: options.logger,
-        maxBufferedBytes: options.maxBufferedBytes,
-      });
-      return true;
+      if (path === `${SERVICE_PATH}/StartSubscribe`) {
+        options.metrics.grpcCalls.inc({ method: 'StartSubscribe', path: 'native' });
+        serveNativeSubscribe(stream, options);
+        return true;
+      }
+      if (path === `${SERVICE_PATH}/GetConfig`) {
+        options.metrics.grpcCalls.inc({ method: 'GetConfig', path: 'native' });
+        serveNativeGetConfig(stream, options);
+        return true;
+      }
+      return false;
     },
     onHttp2Session(session) {
-      // A peer that vanished without closing its connection (power loss, a dropped NAT entry)
-      // leaves an idle stream open forever; an unanswered ping tells.
-      let awaitingPong = false;
-      const timer = setInterval(() => {
-        if (session.destroyed || session.closed) return;
-        if (awaitingPong) {
-          session.destroy();
-          return;
-        }
-        awaitingPong = true;
-        try {
-          session.ping((err) => {
-            if (!err) awaitingPong = false;
-          });
-        } catch {
-          session.destroy();
-        }
-      }, options.keepAliveMs);
-      timer.unref();
-      keepAliveSessions.add(session);
-      session.once('close', () => {
-        clearInterval(timer);
-        keepAliveSessions.delete(session);
-      });
+      keepAlive.add(session);
     },
     shutdown() {
       shutdownController.abort();
+      keepAlive.stop();
+    },
+  };
+}
+
+/**
+ * Pings every HTTP/2 connection each interval; one whose previous ping is still unanswered is
+ * closed. A peer that vanished without closing its connection (power loss, a dropped NAT entry)
+ * would otherwise keep an idle stream open forever. One timer for all connections.
+ */
+function createKeepAlive(intervalMs: number) {
+  const awaitingPong = new Map<http2.Http2Session, boolean>();
+  const timer = setInterval(() => {
+    for (const [session, waiting] of awaitingPong) {
+      if (session.destroyed || session.closed) continue;
+      if (waiting) {
+        session.destroy();
+        continue;
+      }
+      awaitingPong.set(session, true);
+      try {
+        session.ping((err) => {
+          if (!err && awaitingPong.has(session)) awaitingPong.set(session, false);
+        });
+      } catch {
+        session.destroy();
+      }
+    }
+  }, intervalMs);
+  timer.unref();
+  return {
+    add(session: http2.Http2Session) {
+      awaitingPong.set(session, false);
+      session.once('close', () => awaitingPong.delete(session));
+    },
+    stop() {
+      clearInterval(timer);
     },
   };
 }

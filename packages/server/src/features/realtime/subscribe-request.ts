@@ -27,3 +27,10 @@ export function parseSubscribeRequest(request: StartSubscribeRequest): ParsedSub
 export function requireUuid(field: string, value: string): void {
   if (!isUuid(value)) throw AppError.invalid(`${field} must be a UUID (got "${value.slice(0, 64)}").`, { [field]: ['must be a UUID'] });
 }
+
+/** A version label to look up: text without U+0000, which no stored label can contain. */
+export function requireLabel(label: string): void {
+  if (label.includes('\u0000') || label.length > 200) {
+    throw AppError.invalid('version must be at most 200 characters without U+0000.', { version: ['is not a valid label'] });
+  }
+}

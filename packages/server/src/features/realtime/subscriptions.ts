@@ -149,24 +149,24 @@ export class Subscriptions {
     channel.pending = [];
     if (this.channels.get(versionId) !== channel || notices.length === 0) return;
 
-    const first = notices[0] as ChangeNotice;
-    let shared: EventBatch | undefined;
+    const first = (notices[0] as ChangeNotice).timestamp;
+    const newest = (notices.at(-1) as ChangeNotice).timestamp;
+    const entries = entriesOf(notices, -Infinity);
+    // The common case: one batch, one encoding, for every live subscriber.
+    const shared = entries.length > 0 ? new EventBatch(entries) : undefined;
+    let delivered = 0;
     for (const subscriber of channel.subscribers) {
       if (subscriber.buffered) {
         subscriber.buffered.push(...notices);
-        continue;
-      }
-      if (subscriber.lastTimestamp < first.timestamp) {
-        // The common case: one batch, one encoding, for every live subscriber.
-        const entries = entriesOf(notices, -Infinity);
-        if (entries.length === 0) continue;
-        shared ??= new EventBatch(entries);
-        subscriber.lastTimestamp = notices.at(-1)?.timestamp ?? subscriber.lastTimestamp;
-        if (!this.send(subscriber, shared)) this.drop(versionId, subscriber);
-      } else {
-        this.deliverTo(versionId, subscriber, notices);
+      } else if (subscriber.lastTimestamp >= first) {
+        this.deliverTo(versionId, subscriber, notices); // just caught up: some of these it has
+      } else if (shared) {
+        subscriber.lastTimestamp = newest;
+        if (subscriber.sink.deliver(shared)) delivered++;
+        else this.drop(versionId, subscriber);
       }
     }
+    if (delivered > 0 && shared) this.metrics?.onDelivered(delivered * shared.entries.length);
 
     if (notices.some((n) => n.kind === 'version-deleted')) {
       for (const subscriber of channel.subscribers) {

@@ -1,4 +1,4 @@
-import { create } from '@bufbuild/protobuf';
+import { create, toBinary } from '@bufbuild/protobuf';
 import {
   GetConfigResponse_ConfigEntrySchema,
   GetConfigResponseSchema,
@@ -7,16 +7,20 @@ import {
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
+import { grpcFrame } from './native-grpc.js';
 
 interface Snapshot {
   readonly versionId: string;
   readonly entries: Map<string, EntryChange>;
   lastTimestamp: number;
   response: GetConfigResponse | undefined;
+  /** The response as a gRPC frame, made on first use and dropped with the response. */
+  frame: Uint8Array | undefined;
   readonly stopListening: () => void;
 }
 
 const EMPTY = create(GetConfigResponseSchema, { entries: [] });
+const EMPTY_FRAME = grpcFrame(toBinary(GetConfigResponseSchema, EMPTY));
 const DEFAULT_MAX_VERSIONS = 1000;
 
 /**
@@ -45,10 +49,24 @@ export class VersionSnapshots {
 
   /** The snapshot of a version by label; empty when the service or version does not exist. */
   async getConfig(serviceId: string, label: string): Promise<GetConfigResponse> {
+    const snapshot = await this.byLabel(serviceId, label);
+    return snapshot ? this.responseOf(snapshot) : EMPTY;
+  }
+
+  /** The same answer as a gRPC frame, encoded once per state of the version. */
+  async getConfigFrame(serviceId: string, label: string): Promise<Uint8Array> {
+    const snapshot = await this.byLabel(serviceId, label);
+    if (!snapshot) return EMPTY_FRAME;
+    snapshot.frame ??= grpcFrame(toBinary(GetConfigResponseSchema, this.responseOf(snapshot)));
+    return snapshot.frame;
+  }
+
+  private async byLabel(serviceId: string, label: string): Promise<Snapshot | null> {
     const versionId = await this.resolveLabel(serviceId, label);
-    if (!versionId) return EMPTY;
-    const snapshot = await this.snapshot(versionId);
-    if (!snapshot) return EMPTY;
+    return versionId ? this.snapshot(versionId) : null;
+  }
+
+  private responseOf(snapshot: Snapshot): GetConfigResponse {
     snapshot.response ??= create(GetConfigResponseSchema, {
       entries: [...snapshot.entries.values()]
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
@@ -126,6 +144,7 @@ export class VersionSnapshots {
         ),
         lastTimestamp: state.clock,
         response: undefined,
+        frame: undefined,
         stopListening,
       };
       if (early.some((n) => n.kind === 'version-deleted')) {
@@ -153,7 +172,10 @@ export class VersionSnapshots {
       if (change.deleted) snapshot.entries.delete(change.key);
       else snapshot.entries.set(change.key, change);
     }
-    if (notice.entries.length > 0) snapshot.response = undefined;
+    if (notice.entries.length > 0) {
+      snapshot.response = undefined;
+      snapshot.frame = undefined;
+    }
   }
 
   private forget(versionId: string): void {
