@@ -224,11 +224,14 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     const timer = setTimeout(() => sock.destroy(), sniffTimeoutMs);
     timer.unref();
     sniffing.add(sock);
+    // Drops every reference to the sniffing state, so a long-lived connection (one per subscriber)
+    // keeps none of it.
     const cleanup = (): void => {
       sniffing.delete(sock);
       clearTimeout(timer);
       sock.removeListener('data', onData);
       sock.removeListener('end', onEnd);
+      sock.removeListener('close', cleanup);
     };
     const onData = (chunk: Buffer): void => {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
