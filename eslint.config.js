@@ -19,7 +19,10 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
     },
   },
@@ -35,8 +38,18 @@ export default tseslint.config(
   {
     // Only the composition root and configuration read the environment.
     files: ['packages/server/src/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/test-support/**', 'packages/server/src/main.ts', 'packages/server/src/platform/config/**'],
-    rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Configuration comes from AppConfig.' }] },
+    ignores: [
+      '**/*.test.ts',
+      '**/test-support/**',
+      'packages/server/src/main.ts',
+      'packages/server/src/platform/config/**',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Configuration comes from AppConfig.' },
+      ],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -1,12 +1,4 @@
-import {
-  ScalarType,
-  create,
-  equals,
-  fromBinary,
-  toBinary,
-  type DescField,
-  type DescMessage,
-} from '@bufbuild/protobuf';
+import { ScalarType, create, equals, fromBinary, toBinary, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { getTextEncoding } from '@bufbuild/protobuf/wire';
 import { TimestampSchema } from '@bufbuild/protobuf/wkt';
 import fc from 'fast-check';
@@ -76,7 +68,13 @@ const utf8 = (b: Uint8Array | undefined): string => decodeUtf8(b ?? new Uint8Arr
 describe('field numbers and types (SPEC.md "gRPC messages", CONTRACT.md section 5)', () => {
   // [proto name, number, scalar type or message/enum type name, repeated]
   const expected: [DescMessage, [string, number, string, boolean?][]][] = [
-    [GetConfigRequestSchema, [['service_id', 1, 'string'], ['version', 2, 'string']]],
+    [
+      GetConfigRequestSchema,
+      [
+        ['service_id', 1, 'string'],
+        ['version', 2, 'string'],
+      ],
+    ],
     [GetConfigResponseSchema, [['entries', 1, 'konfigo.client.GetConfigResponse.ConfigEntry', true]]],
     [
       GetConfigResponse_ConfigEntrySchema,
@@ -88,7 +86,13 @@ describe('field numbers and types (SPEC.md "gRPC messages", CONTRACT.md section 
         ['type', 5, 'konfigo.client.ValueType'],
       ],
     ],
-    [IsVersionExistRequestSchema, [['service_id', 1, 'string'], ['version', 2, 'string']]],
+    [
+      IsVersionExistRequestSchema,
+      [
+        ['service_id', 1, 'string'],
+        ['version', 2, 'string'],
+      ],
+    ],
     [IsVersionExistResponseSchema, [['version_id', 1, 'google.protobuf.StringValue']]],
     [
       CreateVersionRequestSchema,
@@ -154,12 +158,15 @@ describe('field numbers and types (SPEC.md "gRPC messages", CONTRACT.md section 
     }
   };
 
-  it.each(expected.map(([schema, fields]) => [schema.typeName, schema, fields] as const))('%s', (_n, schema, fields) => {
-    const actual = schema.fields.map((f) =>
-      f.fieldKind === 'list' ? [f.name, f.number, fieldType(f), true] : [f.name, f.number, fieldType(f)],
-    );
-    expect(actual).toEqual(fields);
-  });
+  it.each(expected.map(([schema, fields]) => [schema.typeName, schema, fields] as const))(
+    '%s',
+    (_n, schema, fields) => {
+      const actual = schema.fields.map((f) =>
+        f.fieldKind === 'list' ? [f.name, f.number, fieldType(f), true] : [f.name, f.number, fieldType(f)],
+      );
+      expect(actual).toEqual(fields);
+    },
+  );
 
   it('all messages live in package konfigo.client', () => {
     for (const [schema] of expected) expect(schema.typeName.startsWith('konfigo.client.')).toBe(true);
@@ -398,7 +405,11 @@ describe('binary round trips', () => {
       CreateVersionRequest_ClassEntry_ConfigEntrySchema,
       toBinary(
         CreateVersionRequest_ClassEntry_ConfigEntrySchema,
-        create(CreateVersionRequest_ClassEntry_ConfigEntrySchema, { description: '', enumValues: undefined, value: '' }),
+        create(CreateVersionRequest_ClassEntry_ConfigEntrySchema, {
+          description: '',
+          enumValues: undefined,
+          value: '',
+        }),
       ),
     );
     expect([cfg.description, cfg.enumValues, cfg.value]).toEqual(['', undefined, '']);

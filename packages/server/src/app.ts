@@ -1,6 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type {
+  Http2ServerRequest,
+  Http2ServerResponse,
+  Http2Session,
+  IncomingHttpHeaders,
+  ServerHttp2Stream,
+} from 'node:http2';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -98,7 +104,13 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
     pino({
       level: config.logging.level,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.passwordHash'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'res.headers["set-cookie"]',
+          '*.password',
+          '*.passwordHash',
+        ],
         censor: '[redacted]',
       },
     });

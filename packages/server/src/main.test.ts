@@ -26,11 +26,15 @@ afterEach(() => {
 });
 
 function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args], {
-    cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-main-')),
-    env: { PATH: process.env.PATH ?? '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args],
+    {
+      cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-main-')),
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   return child;
 }
@@ -86,31 +90,41 @@ describe('the server process', () => {
     await once(server.child, 'exit');
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('on %s finishes the in-flight request, refuses new ones and exits 0', async (signal) => {
-    const server = await start();
-    // A keep-alive connection with a request that is still being answered when the signal arrives:
-    // sign-in costs a PBKDF2 derivation, long enough to be in flight.
-    const agent = new http.Agent({ keepAlive: true });
-    const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(
-        { host: '127.0.0.1', port: server.port, path: '/auth/login', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-        (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        },
-      );
-      req.on('error', reject);
-      req.end(JSON.stringify({ username: 'admin', password: 'admin' }));
-    });
-    await new Promise((r) => setTimeout(r, 20));
-    server.child.kill(signal);
-    const answer = await inFlight;
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toMatchObject({ id: 'admin' });
-    const [code] = (await once(server.child, 'exit')) as [number];
-    expect(code).toBe(0);
-    await expect(fetch(`http://127.0.0.1:${server.port}/healthz`)).rejects.toThrow();
-    agent.destroy();
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'on %s finishes the in-flight request, refuses new ones and exits 0',
+    async (signal) => {
+      const server = await start();
+      // A keep-alive connection with a request that is still being answered when the signal arrives:
+      // sign-in costs a PBKDF2 derivation, long enough to be in flight.
+      const agent = new http.Agent({ keepAlive: true });
+      const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: '/auth/login',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json' },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ username: 'admin', password: 'admin' }));
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      server.child.kill(signal);
+      const answer = await inFlight;
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ id: 'admin' });
+      const [code] = (await once(server.child, 'exit')) as [number];
+      expect(code).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${server.port}/healthz`)).rejects.toThrow();
+      agent.destroy();
+    },
+  );
 });

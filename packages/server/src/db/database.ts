@@ -43,7 +43,9 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
       // Change times are BIGINT microseconds: they fit a JS number exactly (2^53 µs is year 2255).
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+          oid === INT8_OID
+            ? (value: string) => Number(value)
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
     // An idle client that loses its connection emits 'error' on the pool; without a listener that

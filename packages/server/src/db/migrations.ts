@@ -63,7 +63,11 @@ function initialSchema(dialect: Dialect): Migration {
         .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
         .addUniqueConstraint('entries_version_key_uq', ['version_id', 'key'])
         .execute();
-      await db.schema.createIndex('entries_version_changed_idx').on('entries').columns(['version_id', 'changed_at']).execute();
+      await db.schema
+        .createIndex('entries_version_changed_idx')
+        .on('entries')
+        .columns(['version_id', 'changed_at'])
+        .execute();
 
       await db.schema
         .createTable('audit_logs')
@@ -105,7 +109,16 @@ function initialSchema(dialect: Dialect): Migration {
         .execute();
     },
     async down(db: Kysely<unknown>) {
-      for (const table of ['settings', 'sessions', 'users', 'audit_logs', 'entries', 'versions', 'service_members', 'services']) {
+      for (const table of [
+        'settings',
+        'sessions',
+        'users',
+        'audit_logs',
+        'entries',
+        'versions',
+        'service_members',
+        'services',
+      ]) {
         await sql`drop table if exists ${sql.table(table)}`.execute(db);
       }
     },

@@ -1,4 +1,11 @@
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import {
   CreateVersionRequestSchema,
@@ -15,7 +22,12 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 
-function method<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O, responseStream: boolean) {
+function method<I extends DescMessage, O extends DescMessage>(
+  path: string,
+  input: I,
+  output: O,
+  responseStream: boolean,
+) {
   return {
     path,
     requestStream: false,
@@ -32,7 +44,12 @@ export function serviceDefinition(pkg = 'konfigo.client') {
   const base = pkg ? `/${pkg}.RealtimeConfigGrpcService` : '/RealtimeConfigGrpcService';
   return {
     GetConfig: method(`${base}/GetConfig`, GetConfigRequestSchema, GetConfigResponseSchema, false),
-    IsVersionExists: method(`${base}/IsVersionExists`, IsVersionExistRequestSchema, IsVersionExistResponseSchema, false),
+    IsVersionExists: method(
+      `${base}/IsVersionExists`,
+      IsVersionExistRequestSchema,
+      IsVersionExistResponseSchema,
+      false,
+    ),
     CreateVersion: method(`${base}/CreateVersion`, CreateVersionRequestSchema, CreateVersionResponseSchema, false),
     StartSubscribe: method(`${base}/StartSubscribe`, StartSubscribeRequestSchema, SubscriptionEventSchema, true),
   } as const;
@@ -41,8 +58,16 @@ export function serviceDefinition(pkg = 'konfigo.client') {
 export class GrpcTestClient {
   private readonly client: grpc.Client;
 
-  constructor(address: string, credentials = grpc.credentials.createInsecure(), options: grpc.ClientOptions = {}, pkg?: string) {
-    const Ctor = grpc.makeGenericClientConstructor(serviceDefinition(pkg) as unknown as grpc.ServiceDefinition, 'RealtimeConfigGrpcService');
+  constructor(
+    address: string,
+    credentials = grpc.credentials.createInsecure(),
+    options: grpc.ClientOptions = {},
+    pkg?: string,
+  ) {
+    const Ctor = grpc.makeGenericClientConstructor(
+      serviceDefinition(pkg) as unknown as grpc.ServiceDefinition,
+      'RealtimeConfigGrpcService',
+    );
     this.client = new Ctor(address, credentials, options);
   }
 
@@ -53,24 +78,34 @@ export class GrpcTestClient {
     });
   }
 
-  getConfig(init: MessageInitShape<typeof GetConfigRequestSchema>, metadata?: grpc.Metadata): Promise<GetConfigResponse> {
+  getConfig(
+    init: MessageInitShape<typeof GetConfigRequestSchema>,
+    metadata?: grpc.Metadata,
+  ): Promise<GetConfigResponse> {
     return this.unary('GetConfig', create(GetConfigRequestSchema, init), metadata);
   }
 
-  isVersionExists(init: MessageInitShape<typeof IsVersionExistRequestSchema>, metadata?: grpc.Metadata): Promise<IsVersionExistResponse> {
+  isVersionExists(
+    init: MessageInitShape<typeof IsVersionExistRequestSchema>,
+    metadata?: grpc.Metadata,
+  ): Promise<IsVersionExistResponse> {
     return this.unary('IsVersionExists', create(IsVersionExistRequestSchema, init), metadata);
   }
 
-  createVersion(init: MessageInitShape<typeof CreateVersionRequestSchema>, metadata?: grpc.Metadata): Promise<CreateVersionResponse> {
+  createVersion(
+    init: MessageInitShape<typeof CreateVersionRequestSchema>,
+    metadata?: grpc.Metadata,
+  ): Promise<CreateVersionResponse> {
     return this.unary('CreateVersion', create(CreateVersionRequestSchema, init), metadata);
   }
 
   /** Opens a StartSubscribe stream; events and the final status are collected. */
   subscribe(init: MessageInitShape<typeof StartSubscribeRequestSchema>, metadata = new grpc.Metadata()): Subscription {
-    const call = (this.client as unknown as { StartSubscribe: (r: unknown, m: grpc.Metadata) => grpc.ClientReadableStream<SubscriptionEvent> }).StartSubscribe(
-      create(StartSubscribeRequestSchema, init),
-      metadata,
-    );
+    const call = (
+      this.client as unknown as {
+        StartSubscribe: (r: unknown, m: grpc.Metadata) => grpc.ClientReadableStream<SubscriptionEvent>;
+      }
+    ).StartSubscribe(create(StartSubscribeRequestSchema, init), metadata);
     return new Subscription(call);
   }
 
@@ -109,7 +144,9 @@ export class Subscription {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this)) {
       if (Date.now() > deadline) {
-        throw new Error(`condition not met in ${timeoutMs} ms; events: ${this.events.length}, status: ${this.status?.code}`);
+        throw new Error(
+          `condition not met in ${timeoutMs} ms; events: ${this.events.length}, status: ${this.status?.code}`,
+        );
       }
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);

@@ -150,7 +150,13 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
           resolve();
         });
       });
-      const payload = encodeNotice({ kind: 'version-updated', serviceId: marker, versionId: marker, timestamp: 1, entries: [] });
+      const payload = encodeNotice({
+        kind: 'version-updated',
+        serviceId: marker,
+        versionId: marker,
+        timestamp: 1,
+        entries: [],
+      });
       await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(app.database.db);
       await arrived;
     },

@@ -14,10 +14,14 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
     admin = await server.admin();
     serviceId = (await admin.post('/api/services', { name: 'audited' })).body.id;
     versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1' })).body.id;
-    entryId = (await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'A', valueType: 6, rawValue: '1' })).body.id;
+    entryId = (
+      await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'A', valueType: 6, rawValue: '1' })
+    ).body.id;
     let generation = 1;
     for (let i = 0; i < 6; i++) {
-      const res = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [{ id: entryId, rawValue: String(i), generation }]);
+      const res = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+        { id: entryId, rawValue: String(i), generation },
+      ]);
       generation = res.body[0].generation;
     }
     await admin.post(`/api/services/${serviceId}/members`, { userId: 'someone' });
@@ -35,7 +39,20 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
     const nums = res.body.entities.map((e: { num: number }) => e.num);
     expect([...nums].sort((a, b) => b - a)).toEqual(nums);
     const valueSet = res.body.entities[1];
-    expect(Object.keys(valueSet).sort()).toEqual(['action', 'changes', 'entityId', 'entityType', 'id', 'num', 'serviceId', 'timestamp', 'userId', 'userName'].sort());
+    expect(Object.keys(valueSet).sort()).toEqual(
+      [
+        'action',
+        'changes',
+        'entityId',
+        'entityType',
+        'id',
+        'num',
+        'serviceId',
+        'timestamp',
+        'userId',
+        'userName',
+      ].sort(),
+    );
     expect(valueSet).toMatchObject({
       serviceId,
       entityType: 'Entry',
@@ -52,7 +69,11 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
     const paged: string[] = [];
     let token: string | null = null;
     do {
-      const res: { status: number; body: { entities: Array<{ id: string }>; nextPageToken: string } } = await search({ serviceId, pageSize: 3, pageToken: token });
+      const res: { status: number; body: { entities: Array<{ id: string }>; nextPageToken: string } } = await search({
+        serviceId,
+        pageSize: 3,
+        pageToken: token,
+      });
       expect(res.status).toBe(200);
       paged.push(...res.body.entities.map((e) => e.id));
       token = res.body.nextPageToken;
@@ -61,7 +82,12 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
   });
 
   it('filters by entity type in any case', async () => {
-    for (const [filter, expected] of [['entry', 7], ['VERSION', 1], ['Service', 1], ['member', 1]] as const) {
+    for (const [filter, expected] of [
+      ['entry', 7],
+      ['VERSION', 1],
+      ['Service', 1],
+      ['member', 1],
+    ] as const) {
       const res = await search({ serviceId, entityType: filter, pageSize: 100 });
       expect(res.status).toBe(200);
       expect(res.body.entities).toHaveLength(expected);
@@ -78,8 +104,16 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
 
   it('writes no audit record for a rejected change', async () => {
     const before = (await search({ serviceId, pageSize: 500 })).body.entities.length;
-    expect((await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [{ id: entryId, rawValue: '9', generation: 1 }])).status).toBe(409);
-    expect((await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'A', valueType: 1 })).status).toBe(409);
+    expect(
+      (
+        await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+          { id: entryId, rawValue: '9', generation: 1 },
+        ])
+      ).status,
+    ).toBe(409);
+    expect((await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'A', valueType: 1 })).status).toBe(
+      409,
+    );
     expect((await admin.post(`/api/services/${serviceId}/members`, { userId: 'someone' })).status).toBe(409);
     expect((await search({ serviceId, pageSize: 500 })).body.entities.length).toBe(before);
   });

@@ -17,7 +17,10 @@ const AuditRecordSchema = Type.Object(
     userId: Nullable(Type.String()),
     userName: Nullable(Type.String()),
     timestamp: Timestamp,
-    changes: Type.Object({ before: Type.Optional(Type.Unknown()), after: Type.Optional(Type.Unknown()) }, { additionalProperties: true }),
+    changes: Type.Object(
+      { before: Type.Optional(Type.Unknown()), after: Type.Optional(Type.Unknown()) },
+      { additionalProperties: true },
+    ),
   },
   { $id: 'AuditRecord' },
 );
@@ -39,7 +42,9 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
         summary: 'Audit records of a service, newest first',
         body: Type.Object({
           serviceId: Uuid,
-          entityType: Type.Optional(Nullable(Type.String({ description: 'Service, Version, Entry or Member (any case)' }))),
+          entityType: Type.Optional(
+            Nullable(Type.String({ description: 'Service, Version, Entry or Member (any case)' })),
+          ),
           pageSize: Type.Optional(Nullable(Type.Integer())),
           pageToken: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
         }),
@@ -53,7 +58,9 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
       const { serviceId, entityType, pageSize, pageToken } = request.body;
       const type = entityType ? parseEntityType(entityType) : null;
       if (type === undefined) {
-        throw AppError.invalid('Unknown entity type.', { entityType: ['must be one of Service, Version, Entry, Member'] });
+        throw AppError.invalid('Unknown entity type.', {
+          entityType: ['must be one of Service, Version, Entry, Member'],
+        });
       }
       const page = await queries.search({ serviceId, entityType: type, pageSize, pageToken });
       return { entities: page.entities.map(auditOf), nextPageToken: page.nextPageToken };

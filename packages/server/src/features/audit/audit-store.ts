@@ -25,7 +25,12 @@ export interface AuditRecord {
 export interface AuditStore {
   append(record: Omit<AuditRecord, 'num'>): Promise<void>;
   /** Newest first, records with num below `beforeNum`. */
-  search(query: { serviceId: string; entityType: AuditEntityType | null; beforeNum: number | null; limit: number }): Promise<AuditRecord[]>;
+  search(query: {
+    serviceId: string;
+    entityType: AuditEntityType | null;
+    beforeNum: number | null;
+    limit: number;
+  }): Promise<AuditRecord[]>;
 }
 
 function toRecord(row: Selectable<AuditLogsTable>): AuditRecord {

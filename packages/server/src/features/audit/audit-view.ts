@@ -8,6 +8,9 @@ export function auditView(record: object): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(record)
       .filter(([field]) => !INTERNAL_FIELDS.has(field))
-      .map(([field, value]) => [field, TIME_FIELDS.has(field) && typeof value === 'number' ? microsToIso(value) : value]),
+      .map(([field, value]) => [
+        field,
+        TIME_FIELDS.has(field) && typeof value === 'number' ? microsToIso(value) : value,
+      ]),
   );
 }

@@ -59,7 +59,12 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
 
   app.addHook('onRoute', (route) => {
     const policy = (route.config as { policy?: RoutePolicy } | undefined)?.policy;
-    if (route.url.startsWith('/api/') && !policy && !route.url.startsWith('/api/docs') && route.url !== '/api/openapi.json') {
+    if (
+      route.url.startsWith('/api/') &&
+      !policy &&
+      !route.url.startsWith('/api/docs') &&
+      route.url !== '/api/openapi.json'
+    ) {
       throw new Error(`Route ${route.method.toString()} ${route.url} does not declare its policy`);
     }
   });

@@ -55,7 +55,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       url,
       {
         config: { policy: 'authenticated' },
-        schema: { tags, summary: 'The signed-in user with roles and policies', response: { 200: meRef, ...problems(401) } },
+        schema: {
+          tags,
+          summary: 'The signed-in user with roles and policies',
+          response: { 200: meRef, ...problems(401) },
+        },
       },
       async (request) => meOf(identityOf(request)),
     );
@@ -107,7 +111,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         tags,
         summary: 'Sign in with a Local account',
-        body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }), password: Type.String({ maxLength: 1024 }) }),
+        body: Type.Object({
+          username: Type.String({ minLength: 1, maxLength: 200 }),
+          password: Type.String({ maxLength: 1024 }),
+        }),
         response: { 200: meRef, ...problems(400, 401, 415, 429) },
       },
     },
@@ -154,7 +161,12 @@ const Username = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s/]+
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 });
 
 function userOf(user: UserRecord) {
-  return { username: user.username, role: user.role, createdAt: microsToIso(user.createdAt), updatedAt: microsToIso(user.updatedAt) };
+  return {
+    username: user.username,
+    role: user.role,
+    createdAt: microsToIso(user.createdAt),
+    updatedAt: microsToIso(user.updatedAt),
+  };
 }
 
 /** /api/users: Local accounts, only while the Local provider is active (else these paths do not exist). */
@@ -171,7 +183,10 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ local: LocalAccounts }> = a
 
   app.get(
     '/api/users/:username',
-    { config: { policy: 'canAll' }, schema: { tags, params, response: { 200: userRef, ...problems(400, 401, 403, 404) } } },
+    {
+      config: { policy: 'canAll' },
+      schema: { tags, params, response: { 200: userRef, ...problems(400, 401, 403, 404) } },
+    },
     async (request) => userOf(await local.get(request.params.username)),
   );
 

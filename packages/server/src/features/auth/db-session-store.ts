@@ -9,9 +9,15 @@ type GetCallback = (err: unknown, session?: unknown) => void;
  * Sessions live in the database so that every instance behind a load balancer shares them.
  * The callback shape is the one @fastify/session expects.
  */
-export function createDbSessionStore(db: Kysely<DatabaseSchema>, idleTimeoutMs: number): SessionStore & { purgeExpired(): Promise<void> } {
+export function createDbSessionStore(
+  db: Kysely<DatabaseSchema>,
+  idleTimeoutMs: number,
+): SessionStore & { purgeExpired(): Promise<void> } {
   const run = (work: Promise<void>, callback: Callback): void => {
-    work.then(() => callback(), (err: unknown) => callback(err));
+    work.then(
+      () => callback(),
+      (err: unknown) => callback(err),
+    );
   };
   return {
     set(sessionId: string, session: unknown, callback: Callback) {
@@ -34,12 +40,20 @@ export function createDbSessionStore(db: Kysely<DatabaseSchema>, idleTimeoutMs: 
         .where('sid', '=', sessionId)
         .executeTakeFirst()
         .then(
-          (row) => callback(null, row && Number(row.expires_at) > Date.now() ? (JSON.parse(row.data) as unknown) : null),
+          (row) =>
+            callback(null, row && Number(row.expires_at) > Date.now() ? (JSON.parse(row.data) as unknown) : null),
           (err: unknown) => callback(err),
         );
     },
     destroy(sessionId: string, callback: Callback) {
-      run(db.deleteFrom('sessions').where('sid', '=', sessionId).execute().then(() => undefined), callback);
+      run(
+        db
+          .deleteFrom('sessions')
+          .where('sid', '=', sessionId)
+          .execute()
+          .then(() => undefined),
+        callback,
+      );
     },
     async purgeExpired() {
       await db.deleteFrom('sessions').where('expires_at', '<', Date.now()).execute();

@@ -53,7 +53,9 @@ export class LocalAccounts implements Authenticator {
       const now = this.clock.nowMicros();
       const passwordHash = await hashPassword(password);
       try {
-        await this.uow.write((ctx) => ctx.users.insert({ username, passwordHash, role: 'admin', createdAt: now, updatedAt: now }));
+        await this.uow.write((ctx) =>
+          ctx.users.insert({ username, passwordHash, role: 'admin', createdAt: now, updatedAt: now }),
+        );
       } catch (error) {
         // Another instance seeded it at the same moment: that is fine.
         if (!(await this.uow.read.users.get(username))) throw error;
@@ -78,7 +80,13 @@ export class LocalAccounts implements Authenticator {
     return this.uow.write(async (ctx) => {
       if (await ctx.users.get(input.username)) throw AppError.alreadyExists(`User ${input.username} already exists.`);
       const now = this.clock.nowMicros();
-      const user: UserRecord = { username: input.username, passwordHash, role: input.role, createdAt: now, updatedAt: now };
+      const user: UserRecord = {
+        username: input.username,
+        passwordHash,
+        role: input.role,
+        createdAt: now,
+        updatedAt: now,
+      };
       await ctx.users.insert(user);
       return user;
     });

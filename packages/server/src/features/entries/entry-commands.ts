@@ -4,7 +4,7 @@ import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/audit-view.js';
 import { actorOf, hasPolicy, type Actor, type Identity } from '../auth/identity.js';
-import type { EntryChange } from '../realtime/change-hub.js';
+import { entryChangeOf } from '../realtime/change-hub.js';
 import type { EntryMetadata, EntryRecord } from './entry-store.js';
 import { checkKey, checkValue } from './value-types.js';
 
@@ -26,18 +26,6 @@ export interface ValueSetItem {
 }
 
 export const MAX_BATCH_ITEMS = 1000;
-
-function toChange(entry: EntryRecord): EntryChange {
-  return {
-    key: entry.key,
-    value: entry.deleted ? null : entry.rawValue,
-    deleted: entry.deleted,
-    generation: entry.generation,
-    valueType: entry.valueType,
-    timestamp: entry.changedAt,
-  };
-}
-
 
 export class EntryCommands {
   constructor(
@@ -75,7 +63,7 @@ export class EntryCommands {
       };
       await ctx.entries.insert(entry);
       await this.audit(ctx, actor, serviceId, entry.id, 'Created', { after: auditView(entry) });
-      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [toChange(entry)] });
+      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [entryChangeOf(entry)] });
       return entry;
     });
   }
@@ -84,10 +72,18 @@ export class EntryCommands {
    * Sets the values of several entries at once, all or nothing. A canChange-only user must be a
    * member of the service (by id or e-mail).
    */
-  setValues(identity: Identity, serviceId: string, versionId: string, items: readonly ValueSetItem[]): Promise<EntryRecord[]> {
-    if (items.length === 0) throw AppError.invalid('The batch is empty.', { items: ['must contain at least one item'] });
+  setValues(
+    identity: Identity,
+    serviceId: string,
+    versionId: string,
+    items: readonly ValueSetItem[],
+  ): Promise<EntryRecord[]> {
+    if (items.length === 0)
+      throw AppError.invalid('The batch is empty.', { items: ['must contain at least one item'] });
     if (items.length > MAX_BATCH_ITEMS) {
-      throw AppError.invalid(`A batch holds at most ${MAX_BATCH_ITEMS} items.`, { items: [`at most ${MAX_BATCH_ITEMS} items`] });
+      throw AppError.invalid(`A batch holds at most ${MAX_BATCH_ITEMS} items.`, {
+        items: [`at most ${MAX_BATCH_ITEMS} items`],
+      });
     }
     const seen = new Set<string>();
     const duplicates = new Set<string>();
@@ -138,14 +134,18 @@ export class EntryCommands {
           updatedAt: timestamp,
           changedAt: timestamp,
         };
-        await ctx.entries.setValue(after.id, { rawValue: after.rawValue, generation: after.generation, changedAt: timestamp });
+        await ctx.entries.setValue(after.id, {
+          rawValue: after.rawValue,
+          generation: after.generation,
+          changedAt: timestamp,
+        });
         await this.audit(ctx, actor, serviceId, after.id, 'ValueSet', {
           before: { key: before.key, rawValue: before.rawValue, generation: before.generation },
           after: { key: after.key, rawValue: after.rawValue, generation: after.generation },
         });
         updated.push(after);
       }
-      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: updated.map(toChange) });
+      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: updated.map(entryChangeOf) });
       return updated;
     });
   }
@@ -177,8 +177,11 @@ export class EntryCommands {
         changedAt: timestamp,
       };
       await ctx.entries.setMetadata(entryId, { ...metadata, generation: after.generation, changedAt: timestamp });
-      await this.audit(ctx, actor, serviceId, entryId, 'Updated', { before: auditView(before), after: auditView(after) });
-      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [toChange(after)] });
+      await this.audit(ctx, actor, serviceId, entryId, 'Updated', {
+        before: auditView(before),
+        after: auditView(after),
+      });
+      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [entryChangeOf(after)] });
       return after;
     });
   }

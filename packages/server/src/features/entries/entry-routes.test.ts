@@ -71,7 +71,20 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
       generation: 1,
     });
     expect(Object.keys(entry).sort()).toEqual(
-      ['createdAt', 'description', 'enumDefinition', 'generation', 'groupDescription', 'groupName', 'id', 'key', 'name', 'rawValue', 'updatedAt', 'valueType'].sort(),
+      [
+        'createdAt',
+        'description',
+        'enumDefinition',
+        'generation',
+        'groupDescription',
+        'groupName',
+        'id',
+        'key',
+        'name',
+        'rawValue',
+        'updatedAt',
+        'valueType',
+      ].sort(),
     );
     expect((await list()).find((e) => e.id === entry.id)).toEqual(entry);
   });
@@ -85,21 +98,58 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
   });
 
   it.each([
-    [2, 'true'], [2, 'FALSE'], [6, '-12'], [6, '3.5'], [6, '1e3'], [3, '2026-11-21T12:30:00Z'], [3, '2026-11-21'],
-    [3, '2026-11-21T12:30:00.123+01:00'], [4, '01:02:03'], [4, '-3.04:05:06.1234567'], [7, '[1,2]'], [8, '{"a":1}'],
-    [1, 'anything'], [0, 'anything'], [5, 'Blue'], [5, 'Red'], [2, null], [6, null],
+    [2, 'true'],
+    [2, 'FALSE'],
+    [6, '-12'],
+    [6, '3.5'],
+    [6, '1e3'],
+    [3, '2026-11-21T12:30:00Z'],
+    [3, '2026-11-21'],
+    [3, '2026-11-21T12:30:00.123+01:00'],
+    [4, '01:02:03'],
+    [4, '-3.04:05:06.1234567'],
+    [7, '[1,2]'],
+    [8, '{"a":1}'],
+    [1, 'anything'],
+    [0, 'anything'],
+    [5, 'Blue'],
+    [5, 'Red'],
+    [2, null],
+    [6, null],
   ])('accepts type %i value %j', async (valueType, rawValue) => {
     const key = `Valid:T${valueType}:${String(rawValue).replace(/[^a-zA-Z0-9]/g, '_')}:${Math.random().toString(36).slice(2)}`;
-    const entry = await create({ key, valueType, rawValue, enumDefinition: valueType === 5 ? 'Red, Green | Blue' : null });
+    const entry = await create({
+      key,
+      valueType,
+      rawValue,
+      enumDefinition: valueType === 5 ? 'Red, Green | Blue' : null,
+    });
     expect(entry.rawValue).toBe(rawValue);
   });
 
   it.each([
-    [2, 'yes'], [6, 'abc'], [6, '1,5'], [6, 'NaN'], [3, 'yesterday'], [3, '2026-13-01'], [3, '2026-02-30'],
-    [4, '25:00:00'], [4, '1:2'], [7, '{"a":1}'], [7, 'not json'], [8, '[1]'], [8, '"text"'], [5, 'Purple'],
+    [2, 'yes'],
+    [6, 'abc'],
+    [6, '1,5'],
+    [6, 'NaN'],
+    [3, 'yesterday'],
+    [3, '2026-13-01'],
+    [3, '2026-02-30'],
+    [4, '25:00:00'],
+    [4, '1:2'],
+    [7, '{"a":1}'],
+    [7, 'not json'],
+    [8, '[1]'],
+    [8, '"text"'],
+    [5, 'Purple'],
   ])('rejects type %i value %j with 400 and creates nothing', async (valueType, rawValue) => {
     const before = await list();
-    const res = await admin.post(base, { key: `Invalid:${Math.random().toString(36).slice(2)}`, valueType, rawValue, enumDefinition: valueType === 5 ? 'Red,Green' : null });
+    const res = await admin.post(base, {
+      key: `Invalid:${Math.random().toString(36).slice(2)}`,
+      valueType,
+      rawValue,
+      enumDefinition: valueType === 5 ? 'Red,Green' : null,
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toHaveProperty('rawValue');
     expect(await list()).toEqual(before);
@@ -157,10 +207,38 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
     });
 
     const cases: Array<[string, () => unknown, number]> = [
-      ['a stale generation (409, naming the entry)', () => [{ id: a.id, rawValue: '5', generation: 1 }, { id: b.id, rawValue: 'y', generation: 7 }], 409],
-      ['an unknown id (404)', () => [{ id: a.id, rawValue: '5', generation: 1 }, { id: MISSING, rawValue: '1', generation: 1 }], 404],
-      ['a duplicated id (400)', () => [{ id: a.id, rawValue: '5', generation: 1 }, { id: a.id, rawValue: '6', generation: 1 }], 400],
-      ['a value that does not fit (400)', () => [{ id: a.id, rawValue: '5', generation: 1 }, { id: b.id, rawValue: 'z', generation: 1 }], 400],
+      [
+        'a stale generation (409, naming the entry)',
+        () => [
+          { id: a.id, rawValue: '5', generation: 1 },
+          { id: b.id, rawValue: 'y', generation: 7 },
+        ],
+        409,
+      ],
+      [
+        'an unknown id (404)',
+        () => [
+          { id: a.id, rawValue: '5', generation: 1 },
+          { id: MISSING, rawValue: '1', generation: 1 },
+        ],
+        404,
+      ],
+      [
+        'a duplicated id (400)',
+        () => [
+          { id: a.id, rawValue: '5', generation: 1 },
+          { id: a.id, rawValue: '6', generation: 1 },
+        ],
+        400,
+      ],
+      [
+        'a value that does not fit (400)',
+        () => [
+          { id: a.id, rawValue: '5', generation: 1 },
+          { id: b.id, rawValue: 'z', generation: 1 },
+        ],
+        400,
+      ],
       ['an empty batch (400)', () => [], 400],
       ['a non-array body (400)', () => ({ id: a.id, rawValue: '5', generation: 1 }), 400],
       ['a missing generation (400)', () => [{ id: a.id, rawValue: '5' }], 400],
@@ -185,7 +263,9 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
 
     it('for an entry of another version (404)', async () => {
       const v2 = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: 'other-version' })).body.id;
-      const res = await admin.put(`/api/configentries/${serviceId}/${v2}/set`, [{ id: a.id, rawValue: '9', generation: 1 }]);
+      const res = await admin.put(`/api/configentries/${serviceId}/${v2}/set`, [
+        { id: a.id, rawValue: '9', generation: 1 },
+      ]);
       expect(res.status).toBe(404);
       expect((await list()).find((e) => e.id === a.id)?.rawValue).toBe('1');
     });
@@ -194,7 +274,9 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
   it('lets exactly one of 10 concurrent sets with the same generation win', async () => {
     const entry = await create({ key: 'Race:Value', valueType: 6, rawValue: '0' });
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => admin.put(`${base}/set`, [{ id: entry.id, rawValue: String(i + 1), generation: 1 }])),
+      Array.from({ length: 10 }, (_, i) =>
+        admin.put(`${base}/set`, [{ id: entry.id, rawValue: String(i + 1), generation: 1 }]),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
@@ -204,14 +286,34 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
   });
 
   it('updates metadata with a generation check; omitted fields keep their value', async () => {
-    const entry = await create({ key: 'Meta:Color', valueType: 5, rawValue: 'red', enumDefinition: 'red,green', description: 'd' });
+    const entry = await create({
+      key: 'Meta:Color',
+      valueType: 5,
+      rawValue: 'red',
+      enumDefinition: 'red,green',
+      description: 'd',
+    });
     const stale = await admin.put(`${base}/${entry.id}`, { name: 'Colour', generation: 5 });
     expect(stale.status).toBe(409);
     expect((await list()).find((e) => e.id === entry.id)).toEqual(entry);
 
-    const res = await admin.put(`${base}/${entry.id}`, { name: 'Colour', enumDefinition: 'red|green|blue', rawValue: 'blue', groupName: 'Ui', generation: 1 });
+    const res = await admin.put(`${base}/${entry.id}`, {
+      name: 'Colour',
+      enumDefinition: 'red|green|blue',
+      rawValue: 'blue',
+      groupName: 'Ui',
+      generation: 1,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Colour', enumDefinition: 'red|green|blue', rawValue: 'blue', groupName: 'Ui', description: 'd', generation: 2, valueType: 5 });
+    expect(res.body).toMatchObject({
+      name: 'Colour',
+      enumDefinition: 'red|green|blue',
+      rawValue: 'blue',
+      groupName: 'Ui',
+      description: 'd',
+      generation: 2,
+      valueType: 5,
+    });
 
     const badValue = await admin.put(`${base}/${entry.id}`, { enumDefinition: 'red', generation: 2 });
     expect(badValue.status).toBe(400);
@@ -226,15 +328,17 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
     const notices = await noticesDuring(async () => {
       expect((await admin.delete(`${base}/${entry.id}`)).status).toBe(204);
     });
-    expect(notices[0]?.entries).toEqual([
-      expect.objectContaining({ key: 'Gone:Soon', value: null, generation: 3 }),
-    ]);
+    expect(notices[0]?.entries).toEqual([expect.objectContaining({ key: 'Gone:Soon', value: null, generation: 3 })]);
     expect((await list()).some((e) => e.key === 'Gone:Soon')).toBe(false);
     expect((await admin.delete(`${base}/${entry.id}`)).status).toBe(404);
     expect((await admin.put(`${base}/set`, [{ id: entry.id, rawValue: 'x', generation: 3 }])).status).toBe(404);
 
     const tombstones = await server.app.uow.read.entries.changedSince(versionId, 0);
-    expect(tombstones.find((e) => e.key === 'Gone:Soon')).toMatchObject({ deleted: true, rawValue: null, generation: 3 });
+    expect(tombstones.find((e) => e.key === 'Gone:Soon')).toMatchObject({
+      deleted: true,
+      rawValue: null,
+      generation: 3,
+    });
 
     const again = await create({ key: 'Gone:Soon', valueType: 1, rawValue: 'back' });
     expect(again.generation).toBe(1);

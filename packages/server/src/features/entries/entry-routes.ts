@@ -77,7 +77,9 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
         params,
         body: Type.Object({
           key: Type.String({ minLength: 1, maxLength: 512 }),
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Display name; defaults to the key' })),
+          name: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: 'Display name; defaults to the key' }),
+          ),
           rawValue: Type.Optional(RawValue),
           valueType: Type.Integer({ minimum: 0, maximum: 8 }),
           enumDefinition: Text(4000),
@@ -90,16 +92,21 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
     },
     async (request, reply) => {
       const b = request.body;
-      const entry = await commands.create(actorOf(identityOf(request)), request.params.serviceId, request.params.versionId, {
-        key: b.key,
-        name: b.name ?? b.key,
-        rawValue: b.rawValue ?? null,
-        valueType: b.valueType,
-        enumDefinition: b.enumDefinition ?? null,
-        description: b.description ?? null,
-        groupName: b.groupName ?? null,
-        groupDescription: b.groupDescription ?? null,
-      });
+      const entry = await commands.create(
+        actorOf(identityOf(request)),
+        request.params.serviceId,
+        request.params.versionId,
+        {
+          key: b.key,
+          name: b.name ?? b.key,
+          rawValue: b.rawValue ?? null,
+          valueType: b.valueType,
+          enumDefinition: b.enumDefinition ?? null,
+          description: b.description ?? null,
+          groupName: b.groupName ?? null,
+          groupDescription: b.groupDescription ?? null,
+        },
+      );
       return reply.code(201).send(entryOf(entry));
     },
   );
@@ -112,15 +119,17 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
         tags,
         summary: 'Set values of several entries at once (all or nothing, optimistic concurrency)',
         params,
-        body: Type.Array(
-          Type.Object({ id: Uuid, rawValue: RawValue, generation: Type.Integer({ minimum: 0 }) }),
-          { minItems: 1, maxItems: MAX_BATCH_ITEMS },
-        ),
+        body: Type.Array(Type.Object({ id: Uuid, rawValue: RawValue, generation: Type.Integer({ minimum: 0 }) }), {
+          minItems: 1,
+          maxItems: MAX_BATCH_ITEMS,
+        }),
         response: { 200: Type.Array(entryRef), ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>
-      (await commands.setValues(identityOf(request), request.params.serviceId, request.params.versionId, request.body)).map(entryOf),
+      (
+        await commands.setValues(identityOf(request), request.params.serviceId, request.params.versionId, request.body)
+      ).map(entryOf),
   );
 
   app.put(

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { EntryRecord } from '../entries/entry-store.js';
 
 /** One entry's new state in a change. */
 export interface EntryChange {
@@ -11,6 +12,18 @@ export interface EntryChange {
   readonly valueType: number;
   /** Change-clock timestamp in microseconds. */
   readonly timestamp: number;
+}
+
+/** An entry's current state (tombstones included) as a change event. */
+export function entryChangeOf(entry: EntryRecord): EntryChange {
+  return {
+    key: entry.key,
+    value: entry.deleted ? null : entry.rawValue,
+    deleted: entry.deleted,
+    generation: entry.generation,
+    valueType: entry.valueType,
+    timestamp: entry.changedAt,
+  };
 }
 
 /**

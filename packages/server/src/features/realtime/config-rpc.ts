@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import type { Code} from '@connectrpc/connect';
+import type { Code } from '@connectrpc/connect';
 import { ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import {
   CreateVersionResponseSchema,

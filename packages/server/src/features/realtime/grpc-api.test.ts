@@ -24,7 +24,11 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
     await server.close();
   });
 
-  const register = (version: string, entries: Array<{ key: string; valueType?: ValueType; value?: string; enumValues?: string }>, sid = serviceId) =>
+  const register = (
+    version: string,
+    entries: Array<{ key: string; valueType?: ValueType; value?: string; enumValues?: string }>,
+    sid = serviceId,
+  ) =>
     grpcClient.createVersion({
       serviceId: sid,
       version,
@@ -32,7 +36,13 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
         {
           name: 'AppOptions',
           description: 'options of the app',
-          entries: entries.map((e) => ({ key: e.key, name: e.key, valueType: e.valueType ?? ValueType.STRING, value: e.value, enumValues: e.enumValues })),
+          entries: entries.map((e) => ({
+            key: e.key,
+            name: e.key,
+            valueType: e.valueType ?? ValueType.STRING,
+            value: e.value,
+            enumValues: e.enumValues,
+          })),
         },
       ],
     });
@@ -70,8 +80,13 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
   it('keeps existing keys and adds missing ones when the label exists', async () => {
     const { versionId } = await register('2.0.0', [{ key: 'A', value: 'a' }]);
     const entries = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body;
-    await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [{ id: entries[0].id, rawValue: 'changed', generation: 1 }]);
-    const again = await register('2.0.0', [{ key: 'A', value: 'default' }, { key: 'B', value: 'b' }]);
+    await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+      { id: entries[0].id, rawValue: 'changed', generation: 1 },
+    ]);
+    const again = await register('2.0.0', [
+      { key: 'A', value: 'default' },
+      { key: 'B', value: 'b' },
+    ]);
     expect(again.versionId).toBe(versionId);
     await server.flushChanges();
     const config = await grpcClient.getConfig({ serviceId, version: '2.0.0' });
@@ -83,13 +98,30 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
 
   it('carries values over from the newest earlier version when key and type match', async () => {
     const sid = (await admin.post('/api/services', { name: 'carry-over' })).body.id;
-    const v1 = (await register('1', [{ key: 'Same', value: 'd' }, { key: 'Retyped', value: 'x' }], sid)).versionId;
+    const v1 = (
+      await register(
+        '1',
+        [
+          { key: 'Same', value: 'd' },
+          { key: 'Retyped', value: 'x' },
+        ],
+        sid,
+      )
+    ).versionId;
     const entries = (await admin.get(`/api/configentries/${sid}/${v1}`)).body as Array<{ id: string; key: string }>;
     await admin.put(
       `/api/configentries/${sid}/${v1}/set`,
       entries.map((e) => ({ id: e.id, rawValue: e.key === 'Same' ? 'operator value' : 'operator x', generation: 1 })),
     );
-    await register('2', [{ key: 'Same', value: 'new default' }, { key: 'Retyped', valueType: ValueType.NUMBER, value: '5' }, { key: 'Fresh', value: 'f' }], sid);
+    await register(
+      '2',
+      [
+        { key: 'Same', value: 'new default' },
+        { key: 'Retyped', valueType: ValueType.NUMBER, value: '5' },
+        { key: 'Fresh', value: 'f' },
+      ],
+      sid,
+    );
     const config = await grpcClient.getConfig({ serviceId: sid, version: '2' });
     expect(config.entries.map((e) => [e.key, e.value])).toEqual([
       ['Fresh', 'f'],
@@ -101,21 +133,31 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
   it('creates one version when many clients register the same label at once', async () => {
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => register('race', [{ key: `K${i % 3}` }])));
     expect(new Set(results.map((r) => r.versionId)).size).toBe(1);
-    const versions = (await admin.get(`/api/configversions/${serviceId}`)).body.filter((v: { versionLabel: string }) => v.versionLabel === 'race');
+    const versions = (await admin.get(`/api/configversions/${serviceId}`)).body.filter(
+      (v: { versionLabel: string }) => v.versionLabel === 'race',
+    );
     expect(versions).toHaveLength(1);
     const config = await grpcClient.getConfig({ serviceId, version: 'race' });
     expect(config.entries.map((e) => e.key)).toEqual(['K0', 'K1', 'K2']);
   });
 
   it('answers the statuses of CONTRACT.md for bad input', async () => {
-    await expect(grpcClient.getConfig({ serviceId: 'nope', version: '1' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(grpcClient.isVersionExists({ serviceId: 'nope', version: '1' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(grpcClient.getConfig({ serviceId: 'nope', version: '1' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+    await expect(grpcClient.isVersionExists({ serviceId: 'nope', version: '1' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
     await expect(register('x', [], 'nope')).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
     await expect(register('x', [], MISSING)).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
     await expect(register('', [{ key: 'A' }])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
     await expect(register('bad', [{ key: 'A::B' }])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(register('bad', [{ key: 'A' }, { key: 'A' }])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(register('bad', [{ key: 'N', valueType: ValueType.NUMBER, value: 'abc' }])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(register('bad', [{ key: 'A' }, { key: 'A' }])).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+    await expect(register('bad', [{ key: 'N', valueType: ValueType.NUMBER, value: 'abc' }])).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
     expect((await grpcClient.isVersionExists({ serviceId, version: 'bad' })).versionId).toBeUndefined();
     expect((await grpcClient.getConfig({ serviceId: MISSING, version: '1.0.0' })).entries).toEqual([]);
     expect((await grpcClient.getConfig({ serviceId, version: 'no-such-label' })).entries).toEqual([]);
@@ -144,8 +186,12 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
     let entryIds: Record<string, string>;
 
     beforeAll(async () => {
-      versionId = (await register('stream', [{ key: 'A', value: '1' }, { key: 'B', value: '' }, { key: 'C' }])).versionId;
-      const entries = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body as Array<{ id: string; key: string }>;
+      versionId = (await register('stream', [{ key: 'A', value: '1' }, { key: 'B', value: '' }, { key: 'C' }]))
+        .versionId;
+      const entries = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body as Array<{
+        id: string;
+        key: string;
+      }>;
       entryIds = Object.fromEntries(entries.map((e) => [e.key, e.id]));
     });
 
@@ -161,7 +207,9 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
 
       let generation = 1;
       for (const value of ['2', '3', '4']) {
-        const res = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [{ id: entryIds.A, rawValue: value, generation }]);
+        const res = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+          { id: entryIds.A, rawValue: value, generation },
+        ]);
         generation = res.body[0].generation;
       }
       await sub.until((s) => s.configEvents.length >= 6);
@@ -186,7 +234,9 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
 
       const b = await admin.get(`/api/configentries/${serviceId}/${versionId}`);
       const gen = (key: string) => b.body.find((e: { key: string }) => e.key === key).generation;
-      await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [{ id: entryIds.B, rawValue: null, generation: gen('B') }]);
+      await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+        { id: entryIds.B, rawValue: null, generation: gen('B') },
+      ]);
       expect((await admin.delete(`/api/configentries/${serviceId}/${versionId}/${entryIds.C}`)).status).toBe(204);
 
       const resumed = grpcClient.subscribe({ serviceId, versionId, timestamp: timestampFromMicros(resumeAt) });
@@ -208,7 +258,11 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
       first.cancel();
 
       const sub = grpcClient.subscribe({ serviceId, versionId, timestamp: timestampFromMicros(latest) });
-      const created = await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'Later', valueType: 1, rawValue: 'x' });
+      const created = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+        key: 'Later',
+        valueType: 1,
+        rawValue: 'x',
+      });
       expect(created.status).toBe(201);
       await sub.until((s) => s.configEvents.some((e) => e.key === 'Later'));
       expect(sub.configEvents.map((e) => e.key)).toEqual(['Later']);
@@ -229,7 +283,10 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
     });
 
     it('deletes every key and ends with NOT_FOUND when the version is deleted', async () => {
-      const { versionId: doomed } = await register('doomed', [{ key: 'X', value: '1' }, { key: 'Y', value: '2' }]);
+      const { versionId: doomed } = await register('doomed', [
+        { key: 'X', value: '1' },
+        { key: 'Y', value: '2' },
+      ]);
       const sub = grpcClient.subscribe({ serviceId, versionId: doomed, timestamp: timestampFromMicros(0) });
       await sub.until((s) => s.events.length >= 1);
       expect((await admin.delete(`/api/configversions/${serviceId}/${doomed}`)).status).toBe(204);
@@ -246,7 +303,9 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
       const sid = (await admin.post('/api/services', { name: 'doomed-service' })).body.id;
       const v1 = (await register('1', [{ key: 'P' }], sid)).versionId;
       const v2 = (await register('2', [{ key: 'Q' }], sid)).versionId;
-      const subs = [v1, v2].map((v) => grpcClient.subscribe({ serviceId: sid, versionId: v, timestamp: timestampFromMicros(0) }));
+      const subs = [v1, v2].map((v) =>
+        grpcClient.subscribe({ serviceId: sid, versionId: v, timestamp: timestampFromMicros(0) }),
+      );
       for (const s of subs) await s.until((x) => x.events.length >= 1);
       expect((await admin.delete(`/api/services/${sid}`)).status).toBe(204);
       for (const s of subs) {
@@ -259,7 +318,11 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
     it('a key created again after deletion starts at generation 1', async () => {
       const sub = grpcClient.subscribe({ serviceId, versionId });
       await sub.until((s) => s.events.length >= 1);
-      const created = await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'C', valueType: 1, rawValue: 'again' });
+      const created = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+        key: 'C',
+        valueType: 1,
+        rawValue: 'again',
+      });
       expect(created.body.generation).toBe(1);
       await sub.until((s) => s.configEvents.some((e) => e.key === 'C' && e.value === 'again'));
       expect(sub.configEvents.filter((e) => e.key === 'C').at(-1)?.generation).toBe(1);

@@ -19,6 +19,8 @@ export function toConnectError(error: unknown, logger: Logger): ConnectError {
 }
 
 /** gRPC status number and message for trailers, from an error code of ours. */
-export function grpcStatusOf(code: 'NOT_FOUND' | 'UNAVAILABLE' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'UNAUTHENTICATED'): number {
+export function grpcStatusOf(
+  code: 'NOT_FOUND' | 'UNAVAILABLE' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'UNAUTHENTICATED',
+): number {
   return errorTable[code].grpcCode;
 }

@@ -24,7 +24,10 @@ function silentableRelay(targetPort: number) {
     upstream.on('close', () => client.destroy());
   });
   return {
-    listen: () => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))),
+    listen: () =>
+      new Promise<number>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+      ),
     goSilent: () => {
       silent = true;
     },

@@ -484,69 +484,63 @@ describe.skipIf(!postgresUrl)('several instances on one PostgreSQL database', ()
     });
 
     // The re-sync replays the change log, so the deletion event itself is replayed.
-    it(
-      'a version deleted while it is not listening ends its subscribers with the deletion events, then NOT_FOUND',
-      async (ctx) => {
-        if (!roleReady) return ctx.skip();
-        const { grpcL, stop } = await startListener();
-        try {
-          const { versionId } = await createVersion('listen-doomed', ['D:K0', 'D:K1']);
-          const onL = await subscribe(grpcL, versionId);
-          const onA = await subscribe(grpcA, versionId);
-          const { restore } = await cutListener();
-          expect((await adminA.delete(`/api/configversions/${serviceId}/${versionId}`)).status).toBe(204);
-          await onA.until((s) => s.status !== undefined);
-          await restore();
-          await onL.until((s) => s.status !== undefined, 20_000);
+    it('a version deleted while it is not listening ends its subscribers with the deletion events, then NOT_FOUND', async (ctx) => {
+      if (!roleReady) return ctx.skip();
+      const { grpcL, stop } = await startListener();
+      try {
+        const { versionId } = await createVersion('listen-doomed', ['D:K0', 'D:K1']);
+        const onL = await subscribe(grpcL, versionId);
+        const onA = await subscribe(grpcA, versionId);
+        const { restore } = await cutListener();
+        expect((await adminA.delete(`/api/configversions/${serviceId}/${versionId}`)).status).toBe(204);
+        await onA.until((s) => s.status !== undefined);
+        await restore();
+        await onL.until((s) => s.status !== undefined, 20_000);
 
-          expect(onA.status?.code).toBe(grpc.status.NOT_FOUND);
-          expect(onL.status?.code).toBe(grpc.status.NOT_FOUND);
-          const deletion = [
-            ['D:K0', null, 2],
-            ['D:K1', null, 2],
-          ];
-          expect(liveOf(onA).map((e) => [e.key, e.value, e.generation])).toEqual(deletion);
-          expect(liveOf(onL).map((e) => [e.key, e.value, e.generation])).toEqual(deletion);
-        } finally {
-          await stop();
-        }
-      },
-    );
+        expect(onA.status?.code).toBe(grpc.status.NOT_FOUND);
+        expect(onL.status?.code).toBe(grpc.status.NOT_FOUND);
+        const deletion = [
+          ['D:K0', null, 2],
+          ['D:K1', null, 2],
+        ];
+        expect(liveOf(onA).map((e) => [e.key, e.value, e.generation])).toEqual(deletion);
+        expect(liveOf(onL).map((e) => [e.key, e.value, e.generation])).toEqual(deletion);
+      } finally {
+        await stop();
+      }
+    });
 
     // The re-sync replays `version-updated` too, so L's label cache forgets the old label.
-    it(
-      'a version renamed while it is not listening is no longer found under its old label',
-      async (ctx) => {
-        if (!roleReady) return ctx.skip();
-        const { grpcL, stop } = await startListener();
-        try {
-          const { versionId } = await createVersion('listen-old-label', ['R:K0']);
-          expect((await grpcL.getConfig({ serviceId, version: 'listen-old-label' })).entries).toHaveLength(1);
-          const onL = await subscribe(grpcL, versionId);
-          const { restore } = await cutListener();
-          const renamed = await adminA.put(`/api/configversions/${serviceId}/${versionId}`, {
-            versionLabel: 'listen-new-label',
-            description: null,
-          });
-          expect(renamed.status, renamed.text).toBe(200);
-          await restore();
-          // The version lives on: a change made after the rename shows L has re-synced.
-          const base = `/api/configentries/${serviceId}/${versionId}`;
-          const [entry] = await entriesOf(adminA, base);
-          await setValues(adminA, base, [{ id: entry!.id, rawValue: 'after-rename', generation: 1 }]);
-          await onL.until((s) => s.configEvents.some((e) => e.value === 'after-rename'), 20_000);
-          // Another version takes the old label.
-          await createVersion('listen-old-label', ['N:K0']);
+    it('a version renamed while it is not listening is no longer found under its old label', async (ctx) => {
+      if (!roleReady) return ctx.skip();
+      const { grpcL, stop } = await startListener();
+      try {
+        const { versionId } = await createVersion('listen-old-label', ['R:K0']);
+        expect((await grpcL.getConfig({ serviceId, version: 'listen-old-label' })).entries).toHaveLength(1);
+        const onL = await subscribe(grpcL, versionId);
+        const { restore } = await cutListener();
+        const renamed = await adminA.put(`/api/configversions/${serviceId}/${versionId}`, {
+          versionLabel: 'listen-new-label',
+          description: null,
+        });
+        expect(renamed.status, renamed.text).toBe(200);
+        await restore();
+        // The version lives on: a change made after the rename shows L has re-synced.
+        const base = `/api/configentries/${serviceId}/${versionId}`;
+        const [entry] = await entriesOf(adminA, base);
+        await setValues(adminA, base, [{ id: entry!.id, rawValue: 'after-rename', generation: 1 }]);
+        await onL.until((s) => s.configEvents.some((e) => e.value === 'after-rename'), 20_000);
+        // Another version takes the old label.
+        await createVersion('listen-old-label', ['N:K0']);
 
-          const byLabel = async (client: GrpcTestClient, label: string) =>
-            (await client.getConfig({ serviceId, version: label })).entries.map((e) => [e.key, e.value ?? null]);
-          expect(await byLabel(grpcA, 'listen-old-label')).toEqual([['N:K0', 'initial-N:K0']]);
-          expect(await byLabel(grpcL, 'listen-new-label')).toEqual([['R:K0', 'after-rename']]);
-          expect(await byLabel(grpcL, 'listen-old-label')).toEqual([['N:K0', 'initial-N:K0']]);
-        } finally {
-          await stop();
-        }
-      },
-    );
+        const byLabel = async (client: GrpcTestClient, label: string) =>
+          (await client.getConfig({ serviceId, version: label })).entries.map((e) => [e.key, e.value ?? null]);
+        expect(await byLabel(grpcA, 'listen-old-label')).toEqual([['N:K0', 'initial-N:K0']]);
+        expect(await byLabel(grpcL, 'listen-new-label')).toEqual([['R:K0', 'after-rename']]);
+        expect(await byLabel(grpcL, 'listen-old-label')).toEqual([['N:K0', 'initial-N:K0']]);
+      } finally {
+        await stop();
+      }
+    });
   });
 });

@@ -14,7 +14,9 @@ export interface NativeLogger {
 /** True for a native gRPC call (not gRPC-Web, not the Connect protocol). */
 export function isNativeGrpc(headers: http2.IncomingHttpHeaders): boolean {
   const contentType = headers[HTTP2_HEADER_CONTENT_TYPE] ?? '';
-  return headers[':method'] === 'POST' && (contentType === 'application/grpc' || contentType === 'application/grpc+proto');
+  return (
+    headers[':method'] === 'POST' && (contentType === 'application/grpc' || contentType === 'application/grpc+proto')
+  );
 }
 
 /** Prefixes a message with the gRPC frame header: flag 0 (not compressed), 4-byte big-endian length. */
@@ -104,7 +106,11 @@ export class NativeGrpcCall {
     if (this.headersSent || this.isFinished) return;
     this.headersSent = true;
     this.stream.respond(
-      { [HTTP2_HEADER_STATUS]: 200, [HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc', 'grpc-accept-encoding': 'identity' },
+      {
+        [HTTP2_HEADER_STATUS]: 200,
+        [HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+        'grpc-accept-encoding': 'identity',
+      },
       { waitForTrailers: true },
     );
   }

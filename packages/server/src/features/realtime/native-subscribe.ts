@@ -34,7 +34,12 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   async start(): Promise<void> {
     try {
       const parsed = parseSubscribeRequest(await this.readRequest(StartSubscribeRequestSchema));
-      const subscription = await this.options.subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, this);
+      const subscription = await this.options.subscriptions.open(
+        parsed.serviceId,
+        parsed.versionId,
+        parsed.afterTimestamp,
+        this,
+      );
       if (this.isFinished) {
         subscription.close();
         return;

@@ -38,7 +38,9 @@ export interface PostgresChangeFeedOptions {
  * each version's changes in timestamp order. When the LISTEN connection drops, it reconnects with
  * backoff and re-reads every change of the watched versions after the last one it delivered.
  */
-export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): ChangeFeed & { readonly connected: boolean } {
+export function createPostgresChangeFeed(
+  options: PostgresChangeFeedOptions,
+): ChangeFeed & { readonly connected: boolean } {
   const { database, hub, clock, logger } = options;
   let client: pg.Client | null = null;
   let connected = false;
@@ -161,7 +163,11 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: options.url, keepAlive: true, application_name: LISTEN_APPLICATION_NAME });
+    const c = new pg.Client({
+      connectionString: options.url,
+      keepAlive: true,
+      application_name: LISTEN_APPLICATION_NAME,
+    });
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c));
     c.on('notification', (message) => {

@@ -21,16 +21,23 @@ export function parseSubscribeRequest(request: StartSubscribeRequest): ParsedSub
       throw AppError.invalid('timestamp is not a valid timestamp.', { timestamp: ['is out of range'] });
     }
   }
-  return { serviceId: request.serviceId.toLowerCase(), versionId: request.versionId.toLowerCase(), afterTimestamp: Math.max(0, afterTimestamp) };
+  return {
+    serviceId: request.serviceId.toLowerCase(),
+    versionId: request.versionId.toLowerCase(),
+    afterTimestamp: Math.max(0, afterTimestamp),
+  };
 }
 
 export function requireUuid(field: string, value: string): void {
-  if (!isUuid(value)) throw AppError.invalid(`${field} must be a UUID (got "${value.slice(0, 64)}").`, { [field]: ['must be a UUID'] });
+  if (!isUuid(value))
+    throw AppError.invalid(`${field} must be a UUID (got "${value.slice(0, 64)}").`, { [field]: ['must be a UUID'] });
 }
 
 /** A version label to look up: text without U+0000, which no stored label can contain. */
 export function requireLabel(label: string): void {
   if (label.includes('\u0000') || label.length > 200) {
-    throw AppError.invalid('version must be at most 200 characters without U+0000.', { version: ['is not a valid label'] });
+    throw AppError.invalid('version must be at most 200 characters without U+0000.', {
+      version: ['is not a valid label'],
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError } from '../../platform/errors.js';
 import type { EntryRecord } from '../entries/entry-store.js';
-import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
+import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
 import { EventBatch } from './event-batch.js';
 
 /** Where a subscriber's events go: a native HTTP/2 stream, or a Connect-ES server stream. */
@@ -37,17 +37,6 @@ export interface SubscriptionMetrics {
   onDropped(): void;
 }
 
-function toChange(e: EntryRecord): EntryChange {
-  return {
-    key: e.key,
-    value: e.deleted ? null : e.rawValue,
-    deleted: e.deleted,
-    generation: e.generation,
-    valueType: e.valueType,
-    timestamp: e.changedAt,
-  };
-}
-
 function entriesOf(notices: readonly ChangeNotice[], after: number): EntryChange[] {
   return notices.filter((n) => n.timestamp > after).flatMap((n) => n.entries);
 }
@@ -78,7 +67,12 @@ export class Subscriptions {
    * change after `afterTimestamp`, deletions included), then the changes that arrived meanwhile, so
    * that nothing falls between the two.
    */
-  async open(serviceId: string, versionId: string, afterTimestamp: number, sink: SubscriberSink): Promise<Subscription> {
+  async open(
+    serviceId: string,
+    versionId: string,
+    afterTimestamp: number,
+    sink: SubscriberSink,
+  ): Promise<Subscription> {
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
     if (!(await this.uow.read.versions.get(serviceId, versionId))) {
       throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
@@ -99,7 +93,7 @@ export class Subscriptions {
 
     // From here to going live nothing awaits, so no change can slip between the two.
     if (backfill.length > 0) {
-      const batch = new EventBatch(backfill.map(toChange));
+      const batch = new EventBatch(backfill.map(entryChangeOf));
       subscriber.lastTimestamp = batch.lastTimestamp;
       if (!this.send(subscriber, batch)) {
         this.drop(versionId, subscriber);

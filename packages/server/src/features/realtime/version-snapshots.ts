@@ -6,7 +6,7 @@ import {
   type GetConfigResponse,
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
+import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
 import { grpcFrame } from './native-grpc.js';
 
 interface Snapshot {
@@ -136,12 +136,7 @@ export class VersionSnapshots {
       }
       snapshot = {
         versionId,
-        entries: new Map(
-          state.entries.map((e) => [
-            e.key,
-            { key: e.key, value: e.rawValue, deleted: false, generation: e.generation, valueType: e.valueType, timestamp: e.changedAt },
-          ]),
-        ),
+        entries: new Map(state.entries.map((e) => [e.key, entryChangeOf(e)])),
         lastTimestamp: state.clock,
         response: undefined,
         frame: undefined,

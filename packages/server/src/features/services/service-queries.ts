@@ -18,7 +18,11 @@ export class ServiceQueries {
     return service;
   }
 
-  async search(query: { name?: string | null; pageSize?: number | null; pageToken?: string | null }): Promise<Page<ServiceRecord>> {
+  async search(query: {
+    name?: string | null;
+    pageSize?: number | null;
+    pageToken?: string | null;
+  }): Promise<Page<ServiceRecord>> {
     const limit = clampPageSize(query.pageSize);
     const afterNum = decodePageToken(query.pageToken) ?? 0;
     const rows = await this.uow.read.services.search({ nameContains: query.name ?? null, afterNum, limit: limit + 1 });

@@ -65,7 +65,11 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     const res = await admin.post('/api/services', body);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(res.body).toMatchObject({ status: 400, title: 'Bad Request', type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1' });
+    expect(res.body).toMatchObject({
+      status: 400,
+      title: 'Bad Request',
+      type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+    });
     expect(Object.keys(res.body.errors)).toContain(field);
     expect(await serviceCount()).toBe(before);
   });
@@ -74,7 +78,12 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     const created = await createService('to-update');
     const res = await admin.put(`/api/services/${created.id}`, { name: 'updated', contactEmail: 'a@example.com' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, num: created.num, name: 'updated', contactEmail: 'a@example.com' });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      num: created.num,
+      name: 'updated',
+      contactEmail: 'a@example.com',
+    });
 
     const audit = await admin.post('/api/auditlogs/search', { serviceId: created.id });
     expect(audit.body.entities.map((e: { action: string }) => e.action)).toEqual(['Updated', 'Created']);
@@ -99,7 +108,11 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     const service = await createService('to-delete');
     const version = await admin.post(`/api/configversions/${service.id}`, { versionLabel: '1.0' });
     expect(version.status).toBe(201);
-    const entry = await admin.post(`/api/configentries/${service.id}/${version.body.id}`, { key: 'A', valueType: 1, rawValue: 'x' });
+    const entry = await admin.post(`/api/configentries/${service.id}/${version.body.id}`, {
+      key: 'A',
+      valueType: 1,
+      rawValue: 'x',
+    });
     expect(entry.status).toBe(201);
 
     const res = await admin.delete(`/api/services/${service.id}`);
@@ -123,11 +136,14 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     let token: string | null = null;
     let pages = 0;
     do {
-      const res: ApiResponse<{ entities: Array<{ id: string }>; nextPageToken: string }> = await admin.post('/api/services/search', {
-        name: prefix.toLowerCase(),
-        pageSize: 3,
-        pageToken: token,
-      });
+      const res: ApiResponse<{ entities: Array<{ id: string }>; nextPageToken: string }> = await admin.post(
+        '/api/services/search',
+        {
+          name: prefix.toLowerCase(),
+          pageSize: 3,
+          pageToken: token,
+        },
+      );
       expect(res.status).toBe(200);
       expect(res.body.entities.length).toBeLessThanOrEqual(3);
       seen.push(...res.body.entities.map((s) => s.id));

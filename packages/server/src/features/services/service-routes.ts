@@ -26,7 +26,9 @@ const serviceRef = Type.Unsafe<ReturnType<typeof serviceOf>>({ $ref: 'Service#' 
 const ServiceBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
-  repositoryUrl: Type.Optional(Nullable(Type.String({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2000 }))),
+  repositoryUrl: Type.Optional(
+    Nullable(Type.String({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2000 })),
+  ),
   contactEmail: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 320 }))),
 });
 
@@ -40,7 +42,12 @@ function memberOf(m: MemberRecord) {
   return { userId: m.userId, addedAt: microsToIso(m.addedAt), addedBy: m.addedBy };
 }
 
-function fieldsOf(body: { name: string; description?: string | null; repositoryUrl?: string | null; contactEmail?: string | null }) {
+function fieldsOf(body: {
+  name: string;
+  description?: string | null;
+  repositoryUrl?: string | null;
+  contactEmail?: string | null;
+}) {
   return {
     name: body.name,
     description: body.description ?? null,
@@ -83,7 +90,10 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
 
   app.get(
     '/api/services/:serviceId',
-    { config: { policy: 'canChange' }, schema: { tags, params, response: { 200: serviceRef, ...problems(400, 401, 403, 404) } } },
+    {
+      config: { policy: 'canChange' },
+      schema: { tags, params, response: { 200: serviceRef, ...problems(400, 401, 403, 404) } },
+    },
     async (request) => serviceOf(await queries.get(request.params.serviceId)),
   );
 
@@ -111,7 +121,12 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
     '/api/services/:serviceId',
     {
       config: { policy: 'canAll' },
-      schema: { tags, summary: 'Delete a service with its versions and entries', params, response: { 204: Type.Null(), ...problems(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Delete a service with its versions and entries',
+        params,
+        response: { 204: Type.Null(), ...problems(400, 401, 403, 404) },
+      },
     },
     async (request, reply) => {
       await commands.delete(actorOf(identityOf(request)), request.params.serviceId);
@@ -143,7 +158,11 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
     async (request, reply) =>
       reply
         .code(201)
-        .send(memberOf(await commands.addMember(actorOf(identityOf(request)), request.params.serviceId, request.body.userId))),
+        .send(
+          memberOf(
+            await commands.addMember(actorOf(identityOf(request)), request.params.serviceId, request.body.userId),
+          ),
+        ),
   );
 
   app.delete(

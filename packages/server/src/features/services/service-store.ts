@@ -111,7 +111,12 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .orderBy('added_at')
         .orderBy('user_id')
         .execute();
-      return rows.map((r) => ({ serviceId: r.service_id, userId: r.user_id, addedAt: Number(r.added_at), addedBy: r.added_by }));
+      return rows.map((r) => ({
+        serviceId: r.service_id,
+        userId: r.user_id,
+        addedAt: Number(r.added_at),
+        addedBy: r.added_by,
+      }));
     },
     async getMember(serviceId, userId) {
       const r = await db
@@ -120,12 +125,19 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .where('service_id', '=', serviceId)
         .where('user_id', '=', userId)
         .executeTakeFirst();
-      return r ? { serviceId: r.service_id, userId: r.user_id, addedAt: Number(r.added_at), addedBy: r.added_by } : undefined;
+      return r
+        ? { serviceId: r.service_id, userId: r.user_id, addedAt: Number(r.added_at), addedBy: r.added_by }
+        : undefined;
     },
     async addMember(member) {
       await db
         .insertInto('service_members')
-        .values({ service_id: member.serviceId, user_id: member.userId, added_at: member.addedAt, added_by: member.addedBy })
+        .values({
+          service_id: member.serviceId,
+          user_id: member.userId,
+          added_at: member.addedAt,
+          added_by: member.addedBy,
+        })
         .execute();
     },
     async removeMember(serviceId, userId) {

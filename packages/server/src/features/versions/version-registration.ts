@@ -135,7 +135,14 @@ export class VersionRegistration {
         timestamp,
         changes: { after: auditView(entry) },
       });
-      added.push({ key: entry.key, value: entry.rawValue, deleted: false, generation: 1, valueType: entry.valueType, timestamp });
+      added.push({
+        key: entry.key,
+        value: entry.rawValue,
+        deleted: false,
+        generation: 1,
+        valueType: entry.valueType,
+        timestamp,
+      });
     }
     if (added.length > 0) ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: added });
     return versionId;
@@ -149,7 +156,11 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
   };
   if (label.trim() === '' || label.length > 200) fail('version', 'must be 1 to 200 characters long');
   // PostgreSQL text cannot hold U+0000; refuse it up front on either database.
-  const texts = (cls: DeclaredClass) => [cls.name, cls.description, ...cls.entries.flatMap((e) => [e.key, e.name, e.description, e.enumValues, e.defaultValue])];
+  const texts = (cls: DeclaredClass) => [
+    cls.name,
+    cls.description,
+    ...cls.entries.flatMap((e) => [e.key, e.name, e.description, e.enumValues, e.defaultValue]),
+  ];
   if (label.includes('\u0000') || classes.some((cls) => texts(cls).some((t) => t?.includes('\u0000')))) {
     fail('classes', 'text must not contain U+0000');
   }

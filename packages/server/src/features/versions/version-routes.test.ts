@@ -16,13 +16,24 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
   });
   afterAll(() => server.close());
 
-  const versions = async (sid = serviceId) => (await admin.get(`/api/configversions/${sid}`)).body as Array<{ id: string; versionLabel: string }>;
+  const versions = async (sid = serviceId) =>
+    (await admin.get(`/api/configversions/${sid}`)).body as Array<{ id: string; versionLabel: string }>;
 
   it('creates, lists, gets, updates and deletes a version', async () => {
-    const created = await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1.0.0', description: 'first' });
+    const created = await admin.post(`/api/configversions/${serviceId}`, {
+      versionLabel: '1.0.0',
+      description: 'first',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ serviceId, versionLabel: '1.0.0', description: 'first' });
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'description', 'id', 'serviceId', 'updatedAt', 'versionLabel']);
+    expect(Object.keys(created.body).sort()).toEqual([
+      'createdAt',
+      'description',
+      'id',
+      'serviceId',
+      'updatedAt',
+      'versionLabel',
+    ]);
 
     const list = await admin.get(`/api/configversions/${serviceId}`);
     expect(list.status).toBe(200);
@@ -31,7 +42,10 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
     const got = await admin.get(`/api/configversions/${serviceId}/${created.body.id}`);
     expect(got.body).toEqual(created.body);
 
-    const updated = await admin.put(`/api/configversions/${serviceId}/${created.body.id}`, { versionLabel: '1.0.1', description: null });
+    const updated = await admin.put(`/api/configversions/${serviceId}/${created.body.id}`, {
+      versionLabel: '1.0.1',
+      description: null,
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: created.body.id, versionLabel: '1.0.1', description: null });
 
@@ -39,7 +53,11 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
     expect((await admin.get(`/api/configversions/${serviceId}/${created.body.id}`)).status).toBe(404);
 
     const audit = await admin.post('/api/auditlogs/search', { serviceId, entityType: 'Version' });
-    expect(audit.body.entities.slice(0, 3).map((e: { action: string }) => e.action)).toEqual(['Deleted', 'Updated', 'Created']);
+    expect(audit.body.entities.slice(0, 3).map((e: { action: string }) => e.action)).toEqual([
+      'Deleted',
+      'Updated',
+      'Created',
+    ]);
   });
 
   it('answers 409 for a duplicate label, on create and on update, and changes nothing', async () => {

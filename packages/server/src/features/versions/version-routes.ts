@@ -43,14 +43,21 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
     '/api/configversions/:serviceId',
     {
       config: { policy: 'canChange' },
-      schema: { tags, params: serviceParams, response: { 200: Type.Array(versionRef), ...problems(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        params: serviceParams,
+        response: { 200: Type.Array(versionRef), ...problems(400, 401, 403, 404) },
+      },
     },
     async (request) => (await queries.list(request.params.serviceId)).map(versionOf),
   );
 
   app.get(
     '/api/configversions/:serviceId/:versionId',
-    { config: { policy: 'canChange' }, schema: { tags, params, response: { 200: versionRef, ...problems(400, 401, 403, 404) } } },
+    {
+      config: { policy: 'canChange' },
+      schema: { tags, params, response: { 200: versionRef, ...problems(400, 401, 403, 404) } },
+    },
     async (request) => versionOf(await queries.get(request.params.serviceId, request.params.versionId)),
   );
 
@@ -58,7 +65,12 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
     '/api/configversions/:serviceId',
     {
       config: { policy: 'canAll' },
-      schema: { tags, params: serviceParams, body: VersionBody, response: { 201: versionRef, ...problems(400, 401, 403, 404, 409) } },
+      schema: {
+        tags,
+        params: serviceParams,
+        body: VersionBody,
+        response: { 201: versionRef, ...problems(400, 401, 403, 404, 409) },
+      },
     },
     async (request, reply) => {
       const version = await commands.create(actorOf(identityOf(request)), request.params.serviceId, {
@@ -88,7 +100,12 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
     '/api/configversions/:serviceId/:versionId',
     {
       config: { policy: 'canAll' },
-      schema: { tags, summary: 'Delete a version with its entries', params, response: { 204: Type.Null(), ...problems(400, 401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Delete a version with its entries',
+        params,
+        response: { 204: Type.Null(), ...problems(400, 401, 403, 404) },
+      },
     },
     async (request, reply) => {
       await commands.delete(actorOf(identityOf(request)), request.params.serviceId, request.params.versionId);

@@ -17,7 +17,11 @@ export interface VersionStore {
   findByLabel(serviceId: string, label: string): Promise<VersionRecord | undefined>;
   /** Versions of a service, oldest first. */
   list(serviceId: string): Promise<VersionRecord[]>;
-  update(id: string, fields: { versionLabel: string; description: string | null }, updatedAt: number): Promise<VersionRecord | undefined>;
+  update(
+    id: string,
+    fields: { versionLabel: string; description: string | null },
+    updatedAt: number,
+  ): Promise<VersionRecord | undefined>;
   delete(id: string): Promise<boolean>;
   /** The version's change clock: the timestamp of its last change (0 when none). */
   clock(id: string): Promise<number | undefined>;

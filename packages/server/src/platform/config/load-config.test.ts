@@ -55,16 +55,12 @@ function writeJson(name: string, content: unknown): string {
   return path;
 }
 
-function load(
-  options: { argv?: readonly string[]; env?: Record<string, string | undefined> } = {},
-): AppConfig {
+function load(options: { argv?: readonly string[]; env?: Record<string, string | undefined> } = {}): AppConfig {
   return loadConfig({ argv: options.argv ?? [], env: options.env ?? {}, cwd: dir });
 }
 
 /** Loads with the Local provider so that tests about other keys need no provider settings. */
-function loadLocal(
-  options: { argv?: readonly string[]; env?: Record<string, string | undefined> } = {},
-): AppConfig {
+function loadLocal(options: { argv?: readonly string[]; env?: Record<string, string | undefined> } = {}): AppConfig {
   return load({ ...options, env: { Authentication__Provider: 'Local', ...options.env } });
 }
 
@@ -265,9 +261,9 @@ describe('loadConfig key case', () => {
     expect(loadLocal({ env: { server__port: '3002' } }).server.port).toBe(3002);
     expect(loadLocal({ argv: ['--server:port=3003'] }).server.port).toBe(3003);
     expect(loadLocal({ argv: ['--SERVER:PORT=3004'] }).server.port).toBe(3004);
-    expect(
-      loadLocal({ env: { authorization__policies__CANALL__0: 'root' } }).authorization.policies.canAll,
-    ).toEqual(['root']);
+    expect(loadLocal({ env: { authorization__policies__CANALL__0: 'root' } }).authorization.policies.canAll).toEqual([
+      'root',
+    ]);
   });
 
   it('treats differently cased keys from different sources as the same key', () => {
@@ -352,13 +348,15 @@ describe('loadConfig providers', () => {
     const error = errorOf(() =>
       load({ env: { Authentication__Provider: 'Jwt', Authentication__Jwt__Authority: 'https://idp.example.com' } }),
     );
-    expect(error.message).toContain(
-      'Authentication:Jwt:Audience is required when Authentication:Provider is Jwt',
-    );
+    expect(error.message).toContain('Authentication:Jwt:Audience is required when Authentication:Provider is Jwt');
   });
 
   it('rejects an http Authority unless RequireHttpsMetadata is false', () => {
-    const env = { Authentication__Provider: 'OpenId', ...openIdEnv(), Authentication__OpenId__Authority: 'http://idp.local' };
+    const env = {
+      Authentication__Provider: 'OpenId',
+      ...openIdEnv(),
+      Authentication__OpenId__Authority: 'http://idp.local',
+    };
     const error = errorOf(() => load({ env }));
     expect(error.message).toContain('Authentication:OpenId:Authority must be an https:// URL');
     const config = load({ env: { ...env, Authentication__OpenId__RequireHttpsMetadata: 'false' } });
@@ -455,7 +453,13 @@ describe('loadConfig validation', () => {
       }),
     );
     expect(error.issues).toHaveLength(5);
-    for (const key of ['Session:Secret', 'Session:IdleTimeoutMinutes', 'Server:Host', 'Logging:Level', 'Server:ShutdownTimeoutSeconds']) {
+    for (const key of [
+      'Session:Secret',
+      'Session:IdleTimeoutMinutes',
+      'Server:Host',
+      'Logging:Level',
+      'Server:ShutdownTimeoutSeconds',
+    ]) {
       expect(error.message).toContain(key);
     }
     expect(error.message).not.toContain('short');

@@ -86,7 +86,9 @@ function environmentName(env: Readonly<Record<string, string | undefined>>): str
   if (name === '') return 'Production';
   // The name becomes part of a file name; a path in it would read settings from elsewhere.
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
-    throw new ConfigError(`APP_ENV must be a plain name such as Production or Development (got ${JSON.stringify(name)})`);
+    throw new ConfigError(
+      `APP_ENV must be a plain name such as Production or Development (got ${JSON.stringify(name)})`,
+    );
   }
   return name;
 }
@@ -197,7 +199,12 @@ function readOpenId(reader: ConfigReader): OpenIdAuthConfig {
   const clientSecret = reader.requiredText(`${section}:ClientSecret`, 'OpenId', { secret: true });
   const requireHttpsMetadata = reader.boolean(`${section}:RequireHttpsMetadata`, true);
   if (authority !== '') {
-    checkHttpUrl(reader, `${section}:Authority`, authority, requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null);
+    checkHttpUrl(
+      reader,
+      `${section}:Authority`,
+      authority,
+      requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
+    );
   }
   return {
     authority,
@@ -215,7 +222,12 @@ function readJwt(reader: ConfigReader): JwtAuthConfig {
   const audience = reader.requiredText(`${section}:Audience`, 'Jwt');
   const requireHttpsMetadata = reader.boolean(`${section}:RequireHttpsMetadata`, true);
   if (authority !== '') {
-    checkHttpUrl(reader, `${section}:Authority`, authority, requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null);
+    checkHttpUrl(
+      reader,
+      `${section}:Authority`,
+      authority,
+      requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
+    );
   }
   const authorizeUrl = reader.optionalText(`${section}:AuthorizeUrl`);
   if (authorizeUrl !== null) checkHttpUrl(reader, `${section}:AuthorizeUrl`, authorizeUrl, null);
@@ -249,7 +261,9 @@ function readSaml(reader: ConfigReader): SamlAuthConfig {
   // Endpoints are registered as `${modulePath}/Acs`, so a trailing slash would double up.
   const spOptionsModulePath = givenModulePath.replace(/\/+$/, '');
   if (!givenModulePath.startsWith('/') || spOptionsModulePath === '') {
-    reader.problem(`${modulePathKey} must be a path starting with "/", such as /saml2 (got ${JSON.stringify(givenModulePath)})`);
+    reader.problem(
+      `${modulePathKey} must be a path starting with "/", such as /saml2 (got ${JSON.stringify(givenModulePath)})`,
+    );
   }
   return { spOptionsEntityId, spOptionsModulePath, identityProviderEntityId, identityProviderMetadataUrl };
 }

@@ -1,12 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '../../test-support/self-signed-certificate.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../test-support/test-server.js';
 
 interface Answer {
@@ -236,45 +233,19 @@ describe('the real app on one port, plain', () => {
 });
 
 describe('the real app on one port, TLS', () => {
-  let dir: string;
+  let certificate: SelfSignedCertificate;
   let ca: Buffer;
   let server: TestServer;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'rc-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(path.join(dir, 'cert.pem'));
-    server = await startTestServer({
-      args: [
-        `--Server:Tls:CertificatePath=${path.join(dir, 'cert.pem')}`,
-        `--Server:Tls:KeyPath=${path.join(dir, 'key.pem')}`,
-      ],
-    });
+    certificate = createSelfSignedCertificate();
+    ca = certificate.cert;
+    server = await startTestServer({ args: certificate.serverArgs });
     expect(server.baseUrl).toMatch(/^https:/);
   });
   afterAll(async () => {
     await server?.close();
-    rmSync(dir, { recursive: true, force: true });
+    certificate?.remove();
   });
 
   it('answers REST over TLS with ALPN h2, with a Secure cookie', async () => {

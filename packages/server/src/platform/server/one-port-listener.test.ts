@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '../../test-support/self-signed-certificate.js';
 import {
   classifyConnection,
   createOnePortListener,
@@ -387,40 +385,17 @@ describe('one-port listener: robustness', () => {
 });
 
 describe('one-port listener: TLS', () => {
-  let dir = '';
+  let certificate: SelfSignedCertificate | undefined;
   let cert = Buffer.alloc(0);
   let key = Buffer.alloc(0);
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'one-port-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(join(dir, 'cert.pem'));
-    key = readFileSync(join(dir, 'key.pem'));
+    certificate = createSelfSignedCertificate();
+    cert = Buffer.from(certificate.cert);
+    key = Buffer.from(readFileSync(certificate.keyPath));
   });
 
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => certificate?.remove());
 
   it('negotiates h2 over TLS with ALPN', async () => {
     const app = new TestApp();

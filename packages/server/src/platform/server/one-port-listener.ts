@@ -178,7 +178,6 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
   h2cServer.on('session', onSession);
   secureServer?.on('session', onSession);
 
-
   const onSessionError = (err: Error): void => {
     logger?.warn({ err }, 'HTTP/2 session error');
   };
