@@ -59,6 +59,8 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
 
   app.addHook('onRoute', (route) => {
     const policy = (route.config as { policy?: RoutePolicy } | undefined)?.policy;
+    // The OpenAPI document shows public routes without the session requirement.
+    if (policy === 'public' && route.schema) route.schema = { ...route.schema, security: [] };
     if (
       route.url.startsWith('/api/') &&
       !policy &&
