@@ -17,11 +17,11 @@ import { openDatabase, type Database } from './db/database.js';
 import { createUnitOfWork, type UnitOfWork } from './db/unit-of-work.js';
 import { AuditQueries } from './features/audit/audit-queries.js';
 import { auditRoutes } from './features/audit/audit-routes.js';
-import { authPlugin, type Authenticator } from './features/auth/auth-plugin.js';
-import { authRoutes, userRoutes } from './features/auth/auth-routes.js';
+import { authPlugin } from './features/auth/auth-plugin.js';
+import { authRoutes, MeSchema } from './features/auth/auth-routes.js';
 import { createDbSessionStore } from './features/auth/db-session-store.js';
 import type { ClaimSettings } from './features/auth/identity.js';
-import { LocalAccounts } from './features/auth/local-accounts.js';
+import { createAuthProvider } from './features/auth/providers.js';
 import { EntryCommands } from './features/entries/entry-commands.js';
 import { EntryQueries } from './features/entries/entry-queries.js';
 import { entryRoutes } from './features/entries/entry-routes.js';
@@ -90,8 +90,6 @@ export interface App {
  */
 const MAX_BUFFERED_BYTES_PER_STREAM = 8 * 1024 * 1024;
 
-/** The built-in default password of the seeded admin; a warning is logged while it is still in use. */
-export const BUILT_IN_ADMIN_PASSWORD = 'admin';
 const SESSION_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -146,14 +144,7 @@ async function assemble(
     authorization: config.authorization,
   };
 
-  const local = config.authentication.provider === 'Local' ? new LocalAccounts(uow, clock, claimSettings) : null;
-  if (!local) {
-    // OpenId, Jwt and Saml sign-in are not part of this build yet; refuse to start rather than run unguarded.
-    throw new Error(
-      `Authentication:Provider ${config.authentication.provider} is not available in this build; use Local.`,
-    );
-  }
-  const authenticator: Authenticator = local;
+  const authProvider = createAuthProvider({ config, uow, database, clock, ids, logger, claimSettings });
 
   const fastify = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -178,6 +169,7 @@ async function assemble(
   // Only JSON bodies (and, later, the SAML form posts): anything else answers 415.
   fastify.removeContentTypeParser('text/plain');
   fastify.addSchema(ProblemDetailsSchema);
+  fastify.addSchema(MeSchema);
 
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -212,7 +204,7 @@ async function assemble(
 
   const sessionStore = createDbSessionStore(database.db, config.session.idleTimeoutMinutes * 60_000);
   await fastify.register(authPlugin, {
-    authenticator,
+    authenticator: authProvider,
     sessionSecret: config.session.secret ?? (await sharedSessionSecret(database)),
     sessionStore,
     idleTimeoutMs: config.session.idleTimeoutMinutes * 60_000,
@@ -220,8 +212,8 @@ async function assemble(
 
   let shuttingDown = false;
   await fastify.register(opsRoutes, { metrics, ping: () => database.ping(), isShuttingDown: () => shuttingDown });
-  await fastify.register(authRoutes, { authentication: config.authentication, local });
-  await fastify.register(userRoutes, { local });
+  await fastify.register(authRoutes, { authentication: config.authentication });
+  await authProvider.registerRoutes(fastify);
   await fastify.register(serviceRoutes, {
     commands: new ServiceCommands(uow, clock, ids),
     queries: new ServiceQueries(uow),
@@ -237,13 +229,7 @@ async function assemble(
 
   await fastify.ready();
 
-  const { defaultAdminUsername, defaultAdminPassword } = config.authentication.local;
-  if (await local.seedAdmin(defaultAdminUsername, defaultAdminPassword, BUILT_IN_ADMIN_PASSWORD)) {
-    logger.warn(
-      { username: defaultAdminUsername },
-      'The admin account still has the built-in default password. Sign in and change it (PUT /api/users/{username}).',
-    );
-  }
+  await authProvider.start();
 
   const subscriptions = new Subscriptions(uow, hub, {
     onDelivered: (events) => metrics.eventsDelivered.inc(events),
@@ -295,6 +281,7 @@ async function assemble(
       subscriptions.closeAll('The server is shutting down; reconnect.');
       grpc.shutdown();
       snapshots.close();
+      await authProvider.close();
       clearInterval(purgeTimer);
       await fastify.close();
       await feed.close();

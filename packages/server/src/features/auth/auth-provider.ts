@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../platform/clock.js';
+import type { AppConfig } from '../../platform/config/app-config.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import type { Authenticator } from './auth-plugin.js';
+import type { ClaimSettings } from './identity.js';
+
+/**
+ * One sign-in provider (Local, OpenId, Jwt or Saml); exactly one is active. It turns requests into
+ * identities (through `resolveIdentity` in identity.ts, shared by all) and serves its own sign-in
+ * routes. Everything after the identity — policies, membership — is the same for every provider.
+ */
+export interface AuthProvider extends Authenticator {
+  readonly name: AppConfig['authentication']['provider'];
+  /** Registers the provider's own routes (sign-in, callbacks, metadata) on the app. */
+  registerRoutes(app: FastifyInstance): Promise<void>;
+  /** Runs once the app is built: seeding, fetching metadata… */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AuthProviderDependencies {
+  readonly config: AppConfig;
+  readonly uow: UnitOfWork;
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly claimSettings: ClaimSettings;
+}

@@ -1,0 +1,32 @@
+import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
+import { LocalAccounts } from './local-accounts.js';
+import { localSignInRoutes, userRoutes } from './local-routes.js';
+
+/** The built-in default password of the seeded admin; a warning is logged while it is still in use. */
+export const BUILT_IN_ADMIN_PASSWORD = 'admin';
+
+/** Local accounts with passwords in our database; the admin is seeded on every start when missing. */
+export function createLocalProvider(
+  deps: AuthProviderDependencies,
+): AuthProvider & { readonly accounts: LocalAccounts } {
+  const accounts = new LocalAccounts(deps.uow, deps.clock, deps.claimSettings);
+  return {
+    name: 'Local',
+    accounts,
+    authenticate: (request) => accounts.authenticate(request),
+    async registerRoutes(app) {
+      await app.register(localSignInRoutes, { local: accounts });
+      await app.register(userRoutes, { local: accounts });
+    },
+    async start() {
+      const { defaultAdminUsername, defaultAdminPassword } = deps.config.authentication.local;
+      if (await accounts.seedAdmin(defaultAdminUsername, defaultAdminPassword, BUILT_IN_ADMIN_PASSWORD)) {
+        deps.logger.warn(
+          { username: defaultAdminUsername },
+          'The admin account still has the built-in default password. Sign in and change it (PUT /api/users/{username}).',
+        );
+      }
+    },
+    close: () => Promise.resolve(),
+  };
+}
