@@ -153,9 +153,68 @@ function changeLog(dialect: Dialect): Migration {
   };
 }
 
+/** API keys for machine access to gRPC: one service each, stored as a SHA-256 hash of the key. */
+function apiKeys(dialect: Dialect): Migration {
+  const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('service_id', 'varchar(36)', (c) => c.notNull().references('services.id').onDelete('cascade'))
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        // Hex SHA-256 of the whole key: keys are long random secrets, so a fast hash is enough.
+        .addColumn('key_hash', 'varchar(64)', (c) => c.notNull().unique())
+        // The first characters of the key, shown in lists so people can tell keys apart.
+        .addColumn('key_prefix', 'varchar(16)', (c) => c.notNull())
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('last_used_at', int64)
+        .addColumn('revoked_at', int64)
+        .execute();
+      await db.schema.createIndex('api_keys_service_idx').on('api_keys').column('service_id').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('api_keys').execute();
+    },
+  };
+}
+
+/**
+ * SAML state shared by every instance: the ids of the authentication requests we sent (a response
+ * must answer one of them, once) and the ids of assertions already accepted (never twice).
+ */
+function samlState(dialect: Dialect): Migration {
+  const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('saml_requests')
+        .addColumn('id', 'varchar(200)', (c) => c.primaryKey())
+        .addColumn('created_at', int64, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('saml_assertions')
+        .addColumn('id', 'varchar(200)', (c) => c.primaryKey())
+        // Kept until the assertion could no longer be valid anyway (its NotOnOrAfter).
+        .addColumn('expires_at', int64, (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('saml_assertions').execute();
+      await db.schema.dropTable('saml_requests').execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     getMigrations: () =>
-      Promise.resolve({ '0001-initial-schema': initialSchema(dialect), '0002-change-log': changeLog(dialect) }),
+      Promise.resolve({
+        '0001-initial-schema': initialSchema(dialect),
+        '0002-change-log': changeLog(dialect),
+        '0003-api-keys': apiKeys(dialect),
+        '0004-saml-state': samlState(dialect),
+      }),
   };
 }

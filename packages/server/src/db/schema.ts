@@ -94,7 +94,34 @@ export interface ChangeLogTable {
   payload: string;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  service_id: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: number;
+  created_by: string | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface SamlRequestsTable {
+  id: string;
+  /** Microseconds since the epoch. */
+  created_at: number;
+}
+
+export interface SamlAssertionsTable {
+  id: string;
+  /** Microseconds since the epoch. */
+  expires_at: number;
+}
+
 export interface DatabaseSchema {
+  api_keys: ApiKeysTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
   change_log: ChangeLogTable;
   services: ServicesTable;
   service_members: ServiceMembersTable;
