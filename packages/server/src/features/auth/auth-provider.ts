@@ -6,7 +6,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { Authenticator } from './auth-plugin.js';
-import type { ClaimSettings } from './identity.js';
+import type { ClaimSettings, Identity } from './identity.js';
 
 /**
  * One sign-in provider (Local, OpenId, Jwt or Saml); exactly one is active. It turns requests into
@@ -17,6 +17,11 @@ export interface AuthProvider extends Authenticator {
   readonly name: AppConfig['authentication']['provider'];
   /** Registers the provider's own routes (sign-in, callbacks, metadata) on the app. */
   registerRoutes(app: FastifyInstance): Promise<void>;
+  /**
+   * Checks a bearer token of this provider (Jwt): the identity, or null when the token is not valid.
+   * Used by gRPC when Grpc:RequireAuthentication is on. Providers without bearer tokens leave it out.
+   */
+  verifyBearer?(token: string): Promise<Identity | null>;
   /** Runs once the app is built: seeding, fetching metadata… */
   start(): Promise<void>;
   close(): Promise<void>;
