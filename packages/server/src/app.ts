@@ -17,6 +17,8 @@ import { openDatabase, type Database } from './db/database.js';
 import { createUnitOfWork, type UnitOfWork } from './db/unit-of-work.js';
 import { AuditQueries } from './features/audit/audit-queries.js';
 import { auditRoutes } from './features/audit/audit-routes.js';
+import { apiKeyRoutes } from './features/auth/api-key-routes.js';
+import { ApiKeys } from './features/auth/api-keys.js';
 import { authPlugin } from './features/auth/auth-plugin.js';
 import { authRoutes, MeSchema } from './features/auth/auth-routes.js';
 import { createDbSessionStore } from './features/auth/db-session-store.js';
@@ -29,6 +31,7 @@ import { createMetrics, type Metrics } from './features/ops/metrics.js';
 import { opsRoutes } from './features/ops/ops-routes.js';
 import { createLocalChangeFeed, type ChangeFeed } from './features/realtime/change-feed.js';
 import { createChangeHub, type ChangeHub } from './features/realtime/change-hub.js';
+import { createGrpcAuthorizer } from './features/realtime/grpc-authorizer.js';
 import { createGrpcGateway } from './features/realtime/grpc-gateway.js';
 import { createPostgresChangeFeed } from './features/realtime/pg-change-feed.js';
 import { Subscriptions } from './features/realtime/subscriptions.js';
@@ -156,6 +159,8 @@ async function assemble(
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
     // Member ids may be e-mail addresses up to 320 characters.
     routerOptions: { maxParamLength: 512 },
+    // Only the configured reverse proxies may tell us the client's protocol, host and address.
+    trustProxy: config.server.trustProxy.length > 0 ? [...config.server.trustProxy] : false,
     // The router's own failures (a malformed %-escape, an over-long parameter) come here, not to the
     // error handler; they get problem details like everything else.
     frameworkErrors: (error, _request, reply) => {
@@ -224,6 +229,8 @@ async function assemble(
   });
   await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
+  const apiKeys = new ApiKeys(uow, clock, ids);
+  await fastify.register(apiKeyRoutes, { apiKeys });
   // The web UI arrives in a later issue; until then the root points at the API documentation.
   fastify.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/docs'));
 
@@ -244,7 +251,11 @@ async function assemble(
     registration: new VersionRegistration(uow, clock, ids),
     logger,
     metrics,
-    actorOf: () => ({ userId: 'client-sdk', userName: 'client SDK' }),
+    authorizer: createGrpcAuthorizer({
+      required: config.grpc.requireAuthentication,
+      apiKeys,
+      verifyBearer: authProvider.verifyBearer?.bind(authProvider),
+    }),
     keepAliveMs: config.grpc.keepAliveSeconds * 1000,
     maxBufferedBytes: MAX_BUFFERED_BYTES_PER_STREAM,
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createAuditStore, type AuditStore } from '../features/audit/audit-store.js';
+import { createApiKeyStore, type ApiKeyStore } from '../features/auth/api-key-store.js';
 import { createUserStore, type UserStore } from '../features/auth/user-store.js';
 import { createEntryStore, type EntryStore } from '../features/entries/entry-store.js';
 import type { ChangeFeed } from '../features/realtime/change-feed.js';
@@ -15,6 +16,7 @@ export interface Stores {
   readonly entries: EntryStore;
   readonly audit: AuditStore;
   readonly users: UserStore;
+  readonly apiKeys: ApiKeyStore;
 }
 
 export interface WriteContext extends Stores {
@@ -40,6 +42,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
     entries: createEntryStore(db),
     audit: createAuditStore(db),
     users: createUserStore(db),
+    apiKeys: createApiKeyStore(db),
   };
 }
 

@@ -3,7 +3,7 @@ import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/
 import type { Page } from '../services/service-queries.js';
 import type { AuditEntityType, AuditRecord } from './audit-store.js';
 
-const ENTITY_TYPES: readonly AuditEntityType[] = ['Service', 'Version', 'Entry', 'Member'];
+const ENTITY_TYPES: readonly AuditEntityType[] = ['Service', 'Version', 'Entry', 'Member', 'ApiKey'];
 
 /** Accepts an entity type in any case; returns the canonical name, or undefined when unknown. */
 export function parseEntityType(value: string): AuditEntityType | undefined {

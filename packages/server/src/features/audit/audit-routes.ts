@@ -43,7 +43,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
         body: Type.Object({
           serviceId: Uuid,
           entityType: Type.Optional(
-            Nullable(Type.String({ description: 'Service, Version, Entry or Member (any case)' })),
+            Nullable(Type.String({ description: 'Service, Version, Entry, Member or ApiKey (any case)' })),
           ),
           pageSize: Type.Optional(Nullable(Type.Integer())),
           pageToken: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
@@ -59,7 +59,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
       const type = entityType ? parseEntityType(entityType) : null;
       if (type === undefined) {
         throw AppError.invalid('Unknown entity type.', {
-          entityType: ['must be one of Service, Version, Entry, Member'],
+          entityType: ['must be one of Service, Version, Entry, Member, ApiKey'],
         });
       }
       const page = await queries.search({ serviceId, entityType: type, pageSize, pageToken });

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuditLogsTable, DatabaseSchema } from '../../db/schema.js';
 
-export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member';
+export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey';
 export type AuditAction = 'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'MemberAdded' | 'MemberRemoved';
 
 export interface AuditChanges {

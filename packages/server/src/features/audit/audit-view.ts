@@ -1,6 +1,6 @@
 import { microsToIso } from '../../platform/clock.js';
 
-const TIME_FIELDS = new Set(['createdAt', 'updatedAt', 'addedAt']);
+const TIME_FIELDS = new Set(['createdAt', 'updatedAt', 'addedAt', 'lastUsedAt', 'revokedAt']);
 const INTERNAL_FIELDS = new Set(['versionId', 'changedAt', 'deleted']);
 
 /** How a record appears in an audit log's before/after: times as ISO text like the REST answers, no internals. */

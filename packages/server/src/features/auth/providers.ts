@@ -1,5 +1,8 @@
 import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
+import { createJwtProvider } from './jwt-provider.js';
 import { createLocalProvider } from './local-provider.js';
+import { createSamlProvider } from './saml-provider.js';
+import { createOpenIdProvider } from './openid-provider.js';
 
 /** The active sign-in provider, chosen by Authentication:Provider. */
 export function createAuthProvider(deps: AuthProviderDependencies): AuthProvider {
@@ -7,10 +10,11 @@ export function createAuthProvider(deps: AuthProviderDependencies): AuthProvider
   switch (provider) {
     case 'Local':
       return createLocalProvider(deps);
-    case 'OpenId':
     case 'Jwt':
+      return createJwtProvider(deps);
+    case 'OpenId':
+      return createOpenIdProvider(deps);
     case 'Saml':
-      // Refuse to start rather than run unguarded until the provider is built.
-      throw new Error(`Authentication:Provider ${provider} is not available in this build; use Local.`);
+      return createSamlProvider(deps);
   }
 }

@@ -8,9 +8,9 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import type { Actor } from '../auth/identity.js';
 import type { VersionRegistration } from '../versions/version-registration.js';
 import type { EventBatch } from './event-batch.js';
+import type { GrpcAuthorizer } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
 import { parseSubscribeRequest, requireLabel, requireUuid } from './subscribe-request.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
@@ -22,8 +22,8 @@ export interface ConfigRpcDependencies {
   readonly registration: VersionRegistration;
   readonly subscriptions: Subscriptions;
   readonly logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
-  /** Who registered a version, for the audit log. */
-  readonly actorOf: (context: HandlerContext) => Actor;
+  /** Checks each call's credentials (Grpc:RequireAuthentication) and names its actor for the audit log. */
+  readonly authorizer: GrpcAuthorizer;
   /** Bytes of events a subscriber may have waiting before it counts as too slow. */
   readonly maxBufferedBytes: number;
 }
@@ -34,7 +34,10 @@ export interface ConfigRpcDependencies {
  * native-subscribe.ts instead; both produce the same messages from the same Subscriptions.
  */
 export function configRpcRoutes(deps: ConfigRpcDependencies) {
-  const { uow, snapshots, registration, subscriptions, logger } = deps;
+  const { uow, snapshots, registration, subscriptions, logger, authorizer } = deps;
+  // After the request is validated: the service it names decides which API keys may call.
+  const authorize = (context: HandlerContext, serviceId: string) =>
+    authorizer.authorize(context.requestHeader.get('authorization') ?? undefined, serviceId);
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -45,17 +48,19 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
 
   return (router: ConnectRouter): void => {
     router.service(RealtimeConfigGrpcService, {
-      getConfig: (request) =>
+      getConfig: (request, context) =>
         guard(async () => {
           requireUuid('service_id', request.serviceId);
           requireLabel(request.version);
+          await authorize(context, request.serviceId);
           return snapshots.getConfig(request.serviceId.toLowerCase(), request.version);
         }),
 
-      isVersionExists: (request) =>
+      isVersionExists: (request, context) =>
         guard(async () => {
           requireUuid('service_id', request.serviceId);
           requireLabel(request.version);
+          await authorize(context, request.serviceId);
           const version = await uow.read.versions.findByLabel(request.serviceId.toLowerCase(), request.version);
           return create(IsVersionExistResponseSchema, version ? { versionId: version.id } : {});
         }),
@@ -63,8 +68,9 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
       createVersion: (request, context) =>
         guard(async () => {
           requireUuid('service_id', request.serviceId);
+          const actor = await authorize(context, request.serviceId);
           const versionId = await registration.register(
-            deps.actorOf(context),
+            actor,
             request.serviceId.toLowerCase(),
             request.version,
             request.classes.map((c) => ({
@@ -84,7 +90,11 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
         }),
 
       async *startSubscribe(request, context): AsyncGenerator<SubscriptionEvent> {
-        const parsed = await guard(async () => parseSubscribeRequest(request));
+        const parsed = await guard(async () => {
+          const result = parseSubscribeRequest(request);
+          await authorize(context, result.serviceId);
+          return result;
+        });
         const queue = new BatchQueue(deps.maxBufferedBytes);
         const subscription = await guard(() =>
           subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue),

@@ -68,12 +68,12 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
       const path = canonicalPath(headers[':path'] ?? '');
       if (path === `${SERVICE_PATH}/StartSubscribe`) {
         options.metrics.grpcCalls.inc({ method: 'StartSubscribe', path: 'native' });
-        serveNativeSubscribe(stream, options);
+        serveNativeSubscribe(stream, options, headers.authorization);
         return true;
       }
       if (path === `${SERVICE_PATH}/GetConfig`) {
         options.metrics.grpcCalls.inc({ method: 'GetConfig', path: 'native' });
-        serveNativeGetConfig(stream, options);
+        serveNativeGetConfig(stream, options, headers.authorization);
         return true;
       }
       return false;

@@ -1,5 +1,6 @@
 import type http2 from 'node:http2';
 import { GetConfigRequestSchema } from '@realtime-config/protocol';
+import type { GrpcAuthorizer } from './grpc-authorizer.js';
 import { NativeGrpcCall, type NativeLogger } from './native-grpc.js';
 import { requireLabel, requireUuid } from './subscribe-request.js';
 import type { VersionSnapshots } from './version-snapshots.js';
@@ -10,7 +11,8 @@ import type { VersionSnapshots } from './version-snapshots.js';
  */
 export function serveNativeGetConfig(
   stream: http2.ServerHttp2Stream,
-  options: { readonly snapshots: VersionSnapshots; readonly logger: NativeLogger },
+  options: { readonly snapshots: VersionSnapshots; readonly logger: NativeLogger; readonly authorizer: GrpcAuthorizer },
+  authorization: string | undefined,
 ): void {
   const call = new NativeGrpcCall(stream, options.logger);
   void (async () => {
@@ -18,6 +20,7 @@ export function serveNativeGetConfig(
       const request = await call.readRequest(GetConfigRequestSchema);
       requireUuid('service_id', request.serviceId);
       requireLabel(request.version);
+      await options.authorizer.authorize(authorization, request.serviceId);
       const frame = await options.snapshots.getConfigFrame(request.serviceId.toLowerCase(), request.version);
       if (call.isFinished) return;
       call.write(frame);

@@ -1,6 +1,7 @@
 import http2 from 'node:http2';
 import { StartSubscribeRequestSchema } from '@realtime-config/protocol';
 import type { EventBatch } from './event-batch.js';
+import type { GrpcAuthorizer } from './grpc-authorizer.js';
 import { NativeGrpcCall, type NativeLogger } from './native-grpc.js';
 import { parseSubscribeRequest } from './subscribe-request.js';
 import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';
@@ -10,6 +11,7 @@ const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 export interface NativeSubscribeOptions {
   readonly subscriptions: Subscriptions;
   readonly logger: NativeLogger;
+  readonly authorizer: GrpcAuthorizer;
   /** Bytes a stream may have waiting in its write buffer before its subscriber counts as too slow. */
   readonly maxBufferedBytes: number;
 }
@@ -26,6 +28,7 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   constructor(
     stream: http2.ServerHttp2Stream,
     private readonly options: NativeSubscribeOptions,
+    private readonly authorization: string | undefined,
   ) {
     super(stream, options.logger);
     stream.once('close', () => this.subscription?.close());
@@ -34,6 +37,8 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   async start(): Promise<void> {
     try {
       const parsed = parseSubscribeRequest(await this.readRequest(StartSubscribeRequestSchema));
+      await this.options.authorizer.authorize(this.authorization, parsed.serviceId);
+      if (this.isFinished) return;
       const subscription = await this.options.subscriptions.open(
         parsed.serviceId,
         parsed.versionId,
@@ -71,6 +76,10 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   }
 }
 
-export function serveNativeSubscribe(stream: http2.ServerHttp2Stream, options: NativeSubscribeOptions): void {
-  void new NativeSubscriber(stream, options).start();
+export function serveNativeSubscribe(
+  stream: http2.ServerHttp2Stream,
+  options: NativeSubscribeOptions,
+  authorization: string | undefined,
+): void {
+  void new NativeSubscriber(stream, options, authorization).start();
 }

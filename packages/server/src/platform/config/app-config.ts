@@ -25,6 +25,12 @@ export interface ServerConfig {
   readonly tls: TlsConfig | null;
   /** Server:ShutdownTimeoutSeconds, default 10: how long graceful shutdown waits before closing connections. */
   readonly shutdownTimeoutSeconds: number;
+  /**
+   * Server:TrustProxy, default none: addresses or CIDR ranges (or `loopback`, `uniquelocal`) of
+   * reverse proxies whose X-Forwarded-Proto/-Host/-For are believed, so sign-in redirect URLs and
+   * Secure cookies follow the public address.
+   */
+  readonly trustProxy: readonly string[];
 }
 
 export interface DatabaseConfig {

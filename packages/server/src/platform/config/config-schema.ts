@@ -14,6 +14,7 @@ export const configSchema = {
     Port: 'value',
     Host: 'value',
     ShutdownTimeoutSeconds: 'value',
+    TrustProxy: 'list',
     Tls: { CertificatePath: 'value', KeyPath: 'value' },
   },
   Database: { Url: 'value', DataDir: 'value' },

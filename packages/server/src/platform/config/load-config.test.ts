@@ -78,7 +78,13 @@ describe('loadConfig defaults', () => {
   it('uses the built-in defaults when there are no files, variables or arguments', () => {
     const config = load({ env: { Authentication__Saml__SpOptionsEntityId: 'urn:sp', ...samlEnv() } });
     expect(config.environment).toBe('Production');
-    expect(config.server).toEqual({ port: 8080, host: '0.0.0.0', tls: null, shutdownTimeoutSeconds: 10 });
+    expect(config.server).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      tls: null,
+      shutdownTimeoutSeconds: 10,
+      trustProxy: [],
+    });
     expect(config.database).toEqual({ url: null, dataDir: join(dir, 'data') });
     expect(config.authentication.provider).toBe('Saml');
     expect(config.authentication.emailClaimType).toBe(
@@ -552,5 +558,20 @@ describe('loadConfig result', () => {
     const second = loadLocal({ env: { Authorization__Policies__canAll__1: 'ops' } });
     expect(first.authorization.policies.canAll).toEqual(['admin']);
     expect(second.authorization.policies.canAll).toEqual(['ops']);
+  });
+
+  describe('Server:TrustProxy', () => {
+    it('reads the trusted proxies as a list from the environment', () => {
+      const config = loadConfig({
+        argv: [],
+        cwd: mkdtempSync(join(tmpdir(), 'rc-trust-')),
+        env: {
+          Authentication__Provider: 'Local',
+          Server__TrustProxy__0: 'loopback',
+          Server__TrustProxy__1: '10.0.0.0/8',
+        },
+      });
+      expect(config.server.trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+    });
   });
 });

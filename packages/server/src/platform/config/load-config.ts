@@ -99,6 +99,7 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
     host: reader.text('Server:Host', '0.0.0.0'),
     tls: readTls(reader, cwd),
     shutdownTimeoutSeconds: reader.positiveNumber('Server:ShutdownTimeoutSeconds', 10),
+    trustProxy: reader.list('Server:TrustProxy', []),
   };
 }
 

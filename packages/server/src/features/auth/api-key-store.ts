@@ -1,0 +1,97 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKeysTable, DatabaseSchema } from '../../db/schema.js';
+
+/** A stored API key: never the key itself, only its hash and first characters. */
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly serviceId: string;
+  readonly name: string;
+  readonly keyHash: string;
+  readonly prefix: string;
+  readonly createdAt: number;
+  readonly createdBy: string | null;
+  readonly lastUsedAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+export interface ApiKeyStore {
+  insert(key: ApiKeyRecord): Promise<void>;
+  /** The keys of a service, oldest first, revoked ones included. */
+  list(serviceId: string): Promise<ApiKeyRecord[]>;
+  get(id: string): Promise<ApiKeyRecord | undefined>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  revoke(id: string, at: number): Promise<ApiKeyRecord | undefined>;
+  /** Records a use unless one was recorded after `notBefore`: one write per key and interval. */
+  touch(id: string, at: number, notBefore: number): Promise<void>;
+}
+
+function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    id: row.id,
+    serviceId: row.service_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    prefix: row.key_prefix,
+    createdAt: Number(row.created_at),
+    createdBy: row.created_by,
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
+}
+
+export function createApiKeyStore(db: Kysely<DatabaseSchema>): ApiKeyStore {
+  return {
+    async insert(key) {
+      await db
+        .insertInto('api_keys')
+        .values({
+          id: key.id,
+          service_id: key.serviceId,
+          name: key.name,
+          key_hash: key.keyHash,
+          key_prefix: key.prefix,
+          created_at: key.createdAt,
+          created_by: key.createdBy,
+          last_used_at: key.lastUsedAt,
+          revoked_at: key.revokedAt,
+        })
+        .execute();
+    },
+    async list(serviceId) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('service_id', '=', serviceId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toRecord);
+    },
+    async get(id) {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async findByHash(keyHash) {
+      const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async revoke(id, at) {
+      const row = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async touch(id, at, notBefore) {
+      await db
+        .updateTable('api_keys')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', notBefore)]))
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { auditView } from '../audit/audit-view.js';
+import type { ApiKeyRecord } from './api-key-store.js';
+import type { Actor } from './identity.js';
+
+/** Every API key starts with this, so a bearer token is told apart from a Jwt at a glance. */
+export const API_KEY_PREFIX = 'rck_';
+/** How many leading characters of a key are kept in clear, to tell keys apart in lists. */
+const SHOWN_PREFIX_LENGTH = 12;
+/** `last_used_at` is written at most this often per key: a busy client must not cost a write per call. */
+const LAST_USED_RESOLUTION_MICROS = 60 * 1_000_000;
+
+/** An API key as the management API shows it: never the key nor its hash. */
+export type ApiKeyView = Omit<ApiKeyRecord, 'keyHash'>;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+function viewOf({ keyHash: _hash, ...view }: ApiKeyRecord): ApiKeyView {
+  return view;
+}
+
+/** The actor an API key stands for in audit records. */
+export function apiKeyActor(key: Pick<ApiKeyRecord, 'id' | 'name'>): Actor {
+  return { userId: `apikey:${key.id}`, userName: key.name };
+}
+
+/**
+ * Machine credentials of one service: created and revoked by admins in the management API, used
+ * as `authorization: Bearer rck_…` on gRPC. Only the SHA-256 of a key is stored: the key is a long
+ * random secret, so a slow password hash would add nothing but cost on every call.
+ */
+export class ApiKeys {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Creates a key; the returned `key` is the only time it is ever shown. */
+  create(actor: Actor, serviceId: string, name: string): Promise<ApiKeyView & { key: string }> {
+    return this.uow.write(async (ctx) => {
+      if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+      const now = this.clock.nowMicros();
+      const record: ApiKeyRecord = {
+        id: this.ids.newId(),
+        serviceId,
+        name,
+        keyHash: hashApiKey(key),
+        prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+        createdAt: now,
+        createdBy: actor.userId,
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      await ctx.apiKeys.insert(record);
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId,
+        entityType: 'ApiKey',
+        entityId: record.id,
+        action: 'Created',
+        ...actor,
+        timestamp: now,
+        changes: { after: auditView(viewOf(record)) },
+      });
+      return { ...viewOf(record), key };
+    });
+  }
+
+  async list(serviceId: string): Promise<ApiKeyView[]> {
+    return this.uow.readConsistent(async (stores) => {
+      if (!(await stores.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      return (await stores.apiKeys.list(serviceId)).map(viewOf);
+    });
+  }
+
+  /** Revokes a key for good; revoking it again changes nothing. */
+  revoke(actor: Actor, serviceId: string, keyId: string): Promise<void> {
+    return this.uow.write(async (ctx) => {
+      if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      const before = await ctx.apiKeys.get(keyId);
+      if (!before || before.serviceId !== serviceId) {
+        throw AppError.notFound(`API key ${keyId} was not found in service ${serviceId}.`);
+      }
+      const now = this.clock.nowMicros();
+      const after = await ctx.apiKeys.revoke(keyId, now);
+      if (!after) return;
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId,
+        entityType: 'ApiKey',
+        entityId: keyId,
+        action: 'Deleted',
+        ...actor,
+        timestamp: now,
+        changes: { before: auditView(viewOf(before)), after: auditView(viewOf(after)) },
+      });
+    });
+  }
+
+  /** The live (not revoked) key with this secret, recording its use; undefined for any other string. */
+  async authenticate(key: string): Promise<ApiKeyRecord | undefined> {
+    const found = await this.uow.read.apiKeys.findByHash(hashApiKey(key));
+    if (!found || found.revokedAt !== null) return undefined;
+    const now = this.clock.nowMicros();
+    if (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS) {
+      await this.uow.read.apiKeys.touch(found.id, now, now - LAST_USED_RESOLUTION_MICROS);
+    }
+    return found;
+  }
+}
