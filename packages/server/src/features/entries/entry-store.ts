@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { DatabaseSchema, EntriesTable } from '../../db/schema.js';
 
 export interface EntryRecord {
@@ -64,6 +64,19 @@ function toRecord(row: Selectable<EntriesTable>): EntryRecord {
 }
 
 export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
+  /** Every change of an entry also advances its generation and its change time. */
+  const applyChange = async (
+    id: string,
+    columns: Updateable<EntriesTable>,
+    change: { generation: number; changedAt: number },
+  ): Promise<void> => {
+    await db
+      .updateTable('entries')
+      .set({ ...columns, generation: change.generation, changed_at: change.changedAt, updated_at: change.changedAt })
+      .where('id', '=', id)
+      .execute();
+  };
+
   return {
     async listLive(versionId) {
       const rows = await db
@@ -130,48 +143,21 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
     async purge(id) {
       await db.deleteFrom('entries').where('id', '=', id).execute();
     },
-    async setValue(id, change) {
-      await db
-        .updateTable('entries')
-        .set({
-          raw_value: change.rawValue,
-          generation: change.generation,
-          changed_at: change.changedAt,
-          updated_at: change.changedAt,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
-    async setMetadata(id, change) {
-      await db
-        .updateTable('entries')
-        .set({
+    setValue: (id, change) => applyChange(id, { raw_value: change.rawValue }, change),
+    setMetadata: (id, change) =>
+      applyChange(
+        id,
+        {
           name: change.name,
           description: change.description,
           group_name: change.groupName,
           group_description: change.groupDescription,
           enum_definition: change.enumDefinition,
           raw_value: change.rawValue,
-          generation: change.generation,
-          changed_at: change.changedAt,
-          updated_at: change.changedAt,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
-    async markDeleted(id, change) {
-      await db
-        .updateTable('entries')
-        .set({
-          raw_value: null,
-          deleted: 1,
-          generation: change.generation,
-          changed_at: change.changedAt,
-          updated_at: change.changedAt,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
+        },
+        change,
+      ),
+    markDeleted: (id, change) => applyChange(id, { raw_value: null, deleted: 1 }, change),
     async changedSince(versionId, afterMicros) {
       const rows = await db
         .selectFrom('entries')
