@@ -1,94 +1,17 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { SignJWT, exportSPKI, type JWTPayload } from 'jose';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, databaseKinds } from '../../test-support/test-databases.js';
+import {
+  JWT_AUDIENCE as AUDIENCE,
+  TestIssuer,
+  nowSeconds,
+  signToken,
+  signingKey,
+  type SigningKey,
+  type TokenOptions,
+} from '../../test-support/test-jwt-issuer.js';
 import { ApiClient, startTestServer, type ApiResponse, type TestServer } from '../../test-support/test-server.js';
-
-const AUDIENCE = 'realtime-config';
-
-/**
- * A minimal OpenID provider on a loopback port: the discovery document and a JWKS made of real keys.
- * Tokens are signed with jose; what the server sees is exactly what a real provider would publish.
- */
-class TestIssuer {
-  private server: Server | null = null;
-  readonly published: JWK[] = [];
-  jwksFetches = 0;
-  /** What the discovery document says the issuer is; defaults to the authority itself. */
-  issuerOverride: string | null = null;
-
-  get port(): number {
-    return (this.server?.address() as AddressInfo).port;
-  }
-  get authority(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-  get issuer(): string {
-    return this.issuerOverride ?? this.authority;
-  }
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      if (req.url === '/.well-known/openid-configuration') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ issuer: this.issuer, jwks_uri: `${this.authority}/jwks` }));
-      } else if (req.url === '/jwks') {
-        this.jwksFetches += 1;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ keys: this.published }));
-      } else {
-        res.writeHead(404).end();
-      }
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  async publish(key: SigningKey): Promise<void> {
-    this.published.push({ ...(await exportJWK(key.publicKey)), kid: key.kid, alg: key.alg, use: 'sig' });
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
-
-interface SigningKey {
-  readonly kid: string;
-  readonly alg: string;
-  readonly privateKey: CryptoKey;
-  readonly publicKey: CryptoKey;
-}
-
-async function signingKey(kid: string, alg = 'RS256'): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-  return { kid, alg, privateKey, publicKey };
-}
-
-interface TokenOptions {
-  key: SigningKey;
-  issuer: string;
-  audience?: string;
-  /** Seconds relative to now. */
-  expiresIn?: number | null;
-  notBefore?: number;
-}
-
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-
-async function signToken(claims: JWTPayload, options: TokenOptions): Promise<string> {
-  const now = nowSeconds();
-  const jwt = new SignJWT(claims)
-    .setProtectedHeader({ alg: options.key.alg, kid: options.key.kid, typ: 'JWT' })
-    .setIssuer(options.issuer)
-    .setAudience(options.audience ?? AUDIENCE)
-    .setIssuedAt(now);
-  if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 3600));
-  if (options.notBefore !== undefined) jwt.setNotBefore(now + options.notBefore);
-  return jwt.sign(options.key.privateKey);
-}
 
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const decodePart = (part: string | undefined): Record<string, unknown> =>

@@ -1,13 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser } from '../../test-support/cookie-browser.js';
+import {
+  OIDC_CLIENT_ID as CLIENT_ID,
+  OIDC_CLIENT_SECRET as CLIENT_SECRET,
+  TestOidcProvider,
+  followToCallback,
+} from '../../test-support/test-oidc-provider.js';
 import { databaseKinds } from '../../test-support/test-databases.js';
 import { startTestServer, type TestServer } from '../../test-support/test-server.js';
-
-const CLIENT_ID = 'realtime-config';
-const CLIENT_SECRET = 'client-secret-for-tests-0123456789abcdef';
 
 const ACCOUNTS: Readonly<Record<string, Record<string, unknown>>> = {
   alice: { email: 'alice@example.com', name: 'Alice Admin', groups: ['admin', 'staff'] },
@@ -15,133 +17,15 @@ const ACCOUNTS: Readonly<Record<string, Record<string, unknown>>> = {
   carol: { email: 'carol@example.com', name: 'Carol Nobody', groups: [] },
 };
 
-/**
- * A real oidc-provider on a loopback port. The app reads its discovery document at start, but the
- * client's redirect URI is only known once the app listens: the HTTP server comes first, serving a
- * provider without clients; `registerClient` swaps in the same provider (same issuer and keys) with
- * the client.
- */
-class TestIdentityProvider {
-  private handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
-  private constructor(
-    private readonly server: Server,
-    private readonly jwk: JWK,
-  ) {}
-
-  static async start(): Promise<TestIdentityProvider> {
-    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-    const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-    let idp: TestIdentityProvider | null = null;
-    const server = createServer((req, res) => idp?.handler(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    idp = new TestIdentityProvider(server, jwk);
-    idp.handler = idp.provider([]).callback();
-    return idp;
-  }
-
-  get issuer(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  registerClient(appBaseUrl: string): void {
-    const client = {
-      client_id: CLIENT_ID,
-      client_secret: CLIENT_SECRET,
-      redirect_uris: [`${appBaseUrl}/auth/callback`],
-      post_logout_redirect_uris: [`${appBaseUrl}/`],
-      response_types: ['code'],
-      grant_types: ['authorization_code'],
-      token_endpoint_auth_method: 'client_secret_post',
-    };
-    this.handler = this.provider([client]).callback();
-  }
-
-  private provider(clients: Array<Record<string, unknown>>): Provider {
-    const configuration: Configuration = {
-      clients,
-      jwks: { keys: [this.jwk] },
-      cookies: { keys: ['cookie-key-for-tests'] },
-      pkce: { required: () => true },
-      claims: { openid: ['sub'], email: ['email'], profile: ['name'], groups: ['groups'] },
-      features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
-      findAccount: (_ctx, sub) => {
-        const account = ACCOUNTS[sub];
-        return Promise.resolve(account ? { accountId: sub, claims: () => ({ sub, ...account }) } : undefined);
-      },
-    };
-    return new Provider(this.issuer, configuration);
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-interface BrowserResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  /** The Location header, resolved against the request URL. */
-  readonly location: string | null;
-  readonly text: string;
-}
-
-/** Follows nothing by itself and keeps every cookie of the app and the provider, like one browser. */
-class Browser {
-  private readonly jar = new Map<string, string>();
-
-  cookie(name: string): string | undefined {
-    return this.jar.get(name);
-  }
-
-  setCookie(name: string, value: string): void {
-    this.jar.set(name, value);
-  }
-
-  async request(method: string, url: string, body?: URLSearchParams | object): Promise<BrowserResponse> {
-    const headers: Record<string, string> = {};
-    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
-    let payload: string | undefined;
-    if (body instanceof URLSearchParams) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      payload = body.toString();
-    } else if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      payload = JSON.stringify(body);
-    }
-    const response = await fetch(url, { method, headers, body: payload, redirect: 'manual' });
-    for (const setCookie of response.headers.getSetCookie()) {
-      const pair = setCookie.split(';')[0] ?? '';
-      const at = pair.indexOf('=');
-      const name = pair.slice(0, at).trim();
-      const value = pair.slice(at + 1);
-      const expired = value === '' || /expires=Thu, 01 Jan 1970/i.test(setCookie) || /max-age=0\b/i.test(setCookie);
-      if (expired) this.jar.delete(name);
-      else this.jar.set(name, value);
-    }
-    const location = response.headers.get('location');
-    return {
-      status: response.status,
-      headers: response.headers,
-      location: location === null ? null : new URL(location, url).href,
-      text: await response.text(),
-    };
-  }
-
-  get(url: string): Promise<BrowserResponse> {
-    return this.request('GET', url);
-  }
-}
-
 const SESSION = 'rc_session';
 
 describe.each(databaseKinds)('OpenId provider on %s', (kind) => {
-  let idp: TestIdentityProvider;
+  let idp: TestOidcProvider;
   let server: TestServer;
   let app: string;
 
   beforeAll(async () => {
-    idp = await TestIdentityProvider.start();
+    idp = await TestOidcProvider.start(ACCOUNTS);
     server = await startTestServer({
       kind,
       args: [
@@ -173,29 +57,7 @@ describe.each(databaseKinds)('OpenId provider on %s', (kind) => {
     const query = returnUrl === undefined ? '' : `?returnUrl=${encodeURIComponent(returnUrl)}`;
     const start = await browser.get(`${app}/auth/login${query}`);
     expect(start.status).toBe(302);
-    let next = start.location ?? '';
-    for (let step = 0; step < 20; step += 1) {
-      if (next.startsWith(`${app}/auth/callback`)) return next;
-      const page = await browser.get(next);
-      if (page.location) {
-        next = page.location;
-        continue;
-      }
-      const action = /<form[^>]*action="([^"]+)"/.exec(page.text)?.[1];
-      const prompt = /name="prompt" value="(\w+)"/.exec(page.text)?.[1];
-      if (page.status !== 200 || !action || !prompt) {
-        throw new Error(`unexpected provider answer ${page.status} at ${next}: ${page.text.slice(0, 500)}`);
-      }
-      const form = new URLSearchParams({ prompt });
-      if (prompt === 'login') {
-        form.set('login', account);
-        form.set('password', 'any password');
-      }
-      const posted = await browser.request('POST', new URL(action, next).href, form);
-      if (!posted.location) throw new Error(`the ${prompt} form answered ${posted.status}: ${posted.text}`);
-      next = posted.location;
-    }
-    throw new Error('the sign-in did not come back to the app');
+    return followToCallback(browser, app, start.location ?? '', account);
   }
 
   /** A full sign-in; returns the app's final redirect target. */
@@ -411,7 +273,7 @@ describe('OpenId provider start', () => {
   });
 
   it('refuses http metadata unless RequireHttpsMetadata is false', async () => {
-    const idp = await TestIdentityProvider.start();
+    const idp = await TestOidcProvider.start(ACCOUNTS);
     try {
       await expect(
         startTestServer({
