@@ -10,20 +10,23 @@
  * for BENCH_WARMUP_SECONDS (default 1). BENCH_SCENARIOS picks clients × items per batch (default
  * "1x1,16x1,1x10,16x10"). Prints the figures; asserts nothing about them.
  */
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { request } from 'undici';
 import { percentile, runBatchSetLoad, type OwnedEntry } from './batch-set-load.js';
+import { log, machine, runCleanups, runMain } from './realtime/common.js';
 import {
+  postgresAdminUrl,
   postgresDatabase,
   sqliteDatabase,
-  startServerProcess,
+  startServer,
   type BenchDatabase,
   type ServerProcess,
-} from './server-process.js';
+} from './realtime/server.js';
 
 const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
-const POSTGRES_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || '';
+const POSTGRES_URL = postgresAdminUrl();
 const ADMIN = 'admin';
 
 /** Clients × entries per batch (BENCH_SCENARIOS, e.g. "1x1,16x1"); every client owns distinct entries, so nothing conflicts. */
@@ -48,10 +51,6 @@ interface Row {
   p99: number;
   errors: number;
   requests: number;
-}
-
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
 }
 
 async function api<T>(
@@ -111,8 +110,12 @@ async function prepare(server: ServerProcess, cookie: string) {
 
 async function benchDatabase(database: BenchDatabase, rows: Row[]): Promise<void> {
   log(`\n${database.label}: starting the server…`);
-  const server = await startServerProcess(database);
-  cleanups.push(() => server.stop());
+  // The built server (packages/server/dist), like the realtime benchmarks; BENCH_SERVER=source runs the sources.
+  const server = await startServer({
+    name: database.label,
+    database,
+    adminPassword: randomBytes(12).toString('base64url'),
+  });
   try {
     const cookie = await signIn(server);
     const { serviceId, versionId, entries } = await prepare(server, cookie);
@@ -179,31 +182,6 @@ function table(rows: readonly Row[]): string {
   return [format(header), rule, ...lines.map(format)].join('\n');
 }
 
-function machine(): string {
-  const cpus = os.cpus();
-  return [
-    `CPU: ${cpus[0]?.model.trim() ?? 'unknown'}, ${cpus.length} logical CPUs`,
-    `Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,
-    `OS: ${os.type()} ${os.release()} (${os.arch()})`,
-    `Node.js: ${process.version}`,
-  ].join('\n');
-}
-
-const cleanups: Array<() => Promise<void>> = [];
-
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch((error: unknown) => log(`clean-up failed: ${String(error)}`));
-  }
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`\n${signal}: stopping the server and removing the benchmark database…`);
-    void cleanUp().then(() => process.exit(130));
-  });
-}
-
 async function main(): Promise<void> {
   log(
     `Batch value set benchmark: ${MEASURE_SECONDS} s per scenario after ${WARM_UP_SECONDS} s of warm-up\n${machine()}`,
@@ -216,20 +194,16 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
 
-  const sqlite = sqliteDatabase();
-  cleanups.push(() => sqlite.drop());
-  await benchDatabase(sqlite, rows);
+  await benchDatabase(sqliteDatabase(), rows);
 
   let skipped = '';
   if (POSTGRES_URL) {
-    const postgres = await postgresDatabase(POSTGRES_URL);
-    cleanups.push(() => postgres.drop());
-    await benchDatabase(postgres, rows);
+    await benchDatabase(await postgresDatabase(POSTGRES_URL), rows);
   } else {
     skipped = 'PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to include it.';
     log(`\n${skipped}`);
   }
-  await cleanUp();
+  await runCleanups();
 
   const load = os
     .loadavg()
@@ -241,11 +215,4 @@ async function main(): Promise<void> {
   if (skipped) process.stdout.write(`\n${skipped}\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  async (error: unknown) => {
-    log(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await cleanUp();
-    process.exit(1);
-  },
-);
+runMain(main);
