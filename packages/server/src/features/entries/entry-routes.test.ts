@@ -38,6 +38,8 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
   };
   /** Records the realtime notices published while `fn` runs. */
   const noticesDuring = async (fn: () => Promise<unknown>): Promise<ChangeNotice[]> => {
+    // Changes committed before (with PostgreSQL they arrive through LISTEN, a moment later) are not ours.
+    await server.flushChanges();
     const seen: ChangeNotice[] = [];
     const stop = server.app.hub.subscribe(versionId, (n) => seen.push(n));
     try {
