@@ -155,20 +155,28 @@ export class EntryCommands {
     serviceId: string,
     versionId: string,
     entryId: string,
-    change: EntryMetadata & { generation: number },
+    change: Partial<EntryMetadata> & { generation: number },
   ): Promise<EntryRecord> {
     return this.uow.write(async (ctx) => {
       await requireVersion(ctx, serviceId, versionId);
       const timestamp = await this.tick(ctx, versionId);
       const before = await requireEntry(ctx, versionId, entryId);
-      const problem = checkValue(before.valueType, change.rawValue, change.enumDefinition);
+      // Fields left out keep their value; the generation check below makes that safe.
+      const metadata: EntryMetadata = {
+        name: change.name ?? before.name,
+        description: change.description !== undefined ? change.description : before.description,
+        groupName: change.groupName !== undefined ? change.groupName : before.groupName,
+        groupDescription: change.groupDescription !== undefined ? change.groupDescription : before.groupDescription,
+        enumDefinition: change.enumDefinition !== undefined ? change.enumDefinition : before.enumDefinition,
+        rawValue: change.rawValue !== undefined ? change.rawValue : before.rawValue,
+      };
+      const problem = checkValue(before.valueType, metadata.rawValue, metadata.enumDefinition);
       if (problem) throw AppError.invalid('The value does not fit the entry type.', { rawValue: [problem] });
       if (before.generation !== change.generation) {
         throw AppError.conflict(
           `Generation mismatch for ${before.key}: sent ${change.generation}, current ${before.generation}.`,
         );
       }
-      const { generation: _sent, ...metadata } = change;
       const after: EntryRecord = {
         ...before,
         ...metadata,

@@ -154,18 +154,13 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
     },
     async (request) => {
       const { serviceId, versionId, entryId } = request.params;
-      const current = (await queries.list(serviceId, versionId)).find((e) => e.id === entryId);
-      const b = request.body;
-      // Omitted fields keep the value the client saw; the generation check below makes that safe.
-      const updated = await commands.updateMetadata(actorOf(identityOf(request)), serviceId, versionId, entryId, {
-        name: b.name ?? current?.name ?? '',
-        description: b.description !== undefined ? b.description : (current?.description ?? null),
-        groupName: b.groupName !== undefined ? b.groupName : (current?.groupName ?? null),
-        groupDescription: b.groupDescription !== undefined ? b.groupDescription : (current?.groupDescription ?? null),
-        enumDefinition: b.enumDefinition !== undefined ? b.enumDefinition : (current?.enumDefinition ?? null),
-        rawValue: b.rawValue !== undefined ? b.rawValue : (current?.rawValue ?? null),
-        generation: b.generation,
-      });
+      const updated = await commands.updateMetadata(
+        actorOf(identityOf(request)),
+        serviceId,
+        versionId,
+        entryId,
+        request.body,
+      );
       return entryOf(updated);
     },
   );

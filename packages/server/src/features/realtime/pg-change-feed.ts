@@ -15,6 +15,7 @@ const CHANGE_LOG_RETENTION_US = 24 * 60 * 60 * 1_000_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
 const HEALTH_CHECK_MS = 15_000;
+const PURGE_INTERVAL_MS = 10 * 60_000;
 
 interface Logger {
   info(obj: object, msg: string): void;
@@ -49,6 +50,7 @@ export function createPostgresChangeFeed(
   let reconnectDelay = RECONNECT_MIN_MS;
   let reconnectTimer: NodeJS.Timeout | undefined;
   let healthTimer: NodeJS.Timeout | undefined;
+  let purgeTimer: NodeJS.Timeout | undefined;
   // Notifications are handled strictly one after another: fetching a parked payload or a re-sync
   // must not let a later change overtake an earlier one.
   let queue: Promise<void> = Promise.resolve();
@@ -217,18 +219,23 @@ export function createPostgresChangeFeed(
         if (!c || !connected) return;
         // A connection that died without a FIN would otherwise go unnoticed until the next write.
         c.query('select 1').catch((err: unknown) => lost(c, err));
+      }, HEALTH_CHECK_MS);
+      healthTimer.unref();
+      // Retention is a day; trimming it a few times an hour is plenty.
+      purgeTimer = setInterval(() => {
         database.db
           .deleteFrom('change_log')
           .where('created_at', '<', clock.nowMicros() - CHANGE_LOG_RETENTION_US)
           .execute()
           .catch((err: unknown) => logger.warn({ err }, 'change feed: purging the change log failed'));
-      }, HEALTH_CHECK_MS);
-      healthTimer.unref();
+      }, PURGE_INTERVAL_MS);
+      purgeTimer.unref();
     },
     async close() {
       closed = true;
       clearTimeout(reconnectTimer);
       clearInterval(healthTimer);
+      clearInterval(purgeTimer);
       const c = client;
       client = null;
       connected = false;
