@@ -1,12 +1,18 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/** The server's feature folders: they use each other only through their index.ts. */
+const FEATURES = ['audit', 'auth', 'entries', 'history', 'ops', 'realtime', 'services', 'transfer', 'versions'];
+const otherFeatureFiles = [...FEATURES.map((f) => `../${f}/*`), '!../*/index.js'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', 'data/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: {
         projectService: { allowDefaultProject: ['vitest.config.ts'] },
@@ -28,11 +34,11 @@ export default tseslint.config(
   },
   {
     // Tools that require a default export.
-    files: ['vitest.config.ts', 'eslint.config.js'],
+    files: ['vitest.config.ts', 'eslint.config.js', 'packages/web/vite.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    files: ['**/*.test.ts', '**/test-support/**', '**/bench/**'],
+    files: ['**/*.test.ts', '**/*.test.tsx', '**/*.test-d.ts', '**/test-support/**', '**/bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
@@ -51,9 +57,144 @@ export default tseslint.config(
       ],
     },
   },
+
+  // Layering of the server (docs/architecture.md): features use each other through their index.ts;
+  // routes/RPC handlers -> commands/queries -> store interfaces; platform/ knows no feature.
+  {
+    files: ['packages/server/src/features/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: otherFeatureFiles,
+              message: 'Another feature is used through its index.ts (its public surface).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/features/**/*-routes.ts', 'packages/server/src/features/**/*-rpc.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: otherFeatureFiles, message: 'Another feature is used through its index.ts.' },
+            {
+              group: ['./*-store.js', '../../db/*', 'kysely', 'pg', 'better-sqlite3'],
+              allowTypeImports: true,
+              message: 'Routes and RPC handlers call commands and queries; they never touch storage.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: [
+      'packages/server/src/features/**/*-commands.ts',
+      'packages/server/src/features/**/*-queries.ts',
+      'packages/server/src/features/versions/version-registration.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: otherFeatureFiles, message: 'Another feature is used through its index.ts.' },
+            {
+              group: ['fastify', '@fastify/*', '@connectrpc/*', 'pg', 'better-sqlite3', 'kysely', './*-routes.js'],
+              allowTypeImports: true,
+              message:
+                'Commands and queries know neither the transport nor the database driver: only UnitOfWork and stores.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/features/**/*-store.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['./*-commands.js', './*-queries.js', './*-routes.js', 'fastify', '@connectrpc/*'],
+              message: 'Stores are the bottom layer: SQL only, no commands, routes or transports.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/platform/**/*.ts'],
+    ignores: ['**/*.test.ts', 'packages/server/src/platform/server/serve.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../../features/*', '../features/*'], message: 'platform/ knows no feature.' }] },
+      ],
+    },
+  },
+  {
+    // The console runs in the browser: React's hook rules, browser globals, and never server code.
+    files: ['packages/web/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: { globals: globals.browser },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/server/**', '@realtime-config/server', '@realtime-config/server/**'],
+              message: 'The console never imports server code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The SDK ships on its own: it never imports the server, and reaches the generated protocol code
+    // only through src/internal/protocol.ts, which compiles it into the package (docs/adr/0008).
+    files: ['packages/client/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test-d.ts', 'packages/client/src/test-support/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/server/**', '@realtime-config/server', '@realtime-config/server/*'],
+              message: 'The client SDK never imports the server.',
+            },
+            {
+              group: ['@realtime-config/protocol', '@realtime-config/protocol/*'],
+              message: 'Import the protocol through src/internal/protocol.ts, so the package carries it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    files: ['packages/web/public/**/*.js'],
+    languageOptions: { globals: globals.browser },
   },
 );

@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,9 +6,44 @@ export default defineConfig({
   resolve: { conditions: ['@realtime-config/source'] },
   ssr: { resolve: { conditions: ['@realtime-config/source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'server',
+          include: ['packages/{protocol,client,server}/src/**/*.test.ts'],
+          pool: 'forks',
+          // Type tests (expectTypeOf) of the client SDK's inference, checked by tsc as part of `npm test`.
+          typecheck: {
+            enabled: true,
+            include: ['packages/client/src/**/*.test-d.ts'],
+            tsconfig: 'packages/client/tsconfig.json',
+          },
+        },
+      },
+      {
+        // The console's components, in a DOM.
+        extends: true,
+        plugins: [react()],
+        test: {
+          name: 'web',
+          include: ['packages/web/src/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['packages/web/src/test-support/setup-dom.ts'],
+        },
+      },
+      {
+        // The console in Debian's Chromium against the real server; builds the console once first.
+        extends: true,
+        test: {
+          name: 'console-e2e',
+          include: ['packages/web/e2e/**/*.test.ts'],
+          pool: 'forks',
+          globalSetup: ['packages/web/e2e/support/build-console.ts'],
+        },
+      },
+    ],
   },
 });

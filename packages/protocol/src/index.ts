@@ -9,6 +9,11 @@ import { create } from '@bufbuild/protobuf';
 import { TimestampSchema, type Timestamp } from '@bufbuild/protobuf/wkt';
 
 export * from './gen/konfigo/client/service_pb.js';
+export {
+  KonfigoGetConfigResponseSchema,
+  type KonfigoGetConfigResponse,
+  RealtimeConfigGrpcService as KonfigoLayoutService,
+} from './gen/konfigo/layout/konfigo_layout_pb.js';
 export type { Timestamp } from '@bufbuild/protobuf/wkt';
 
 /** Fully-qualified protobuf name of the service. */
@@ -19,6 +24,9 @@ export const SERVICE_TYPE_NAME = 'konfigo.client.RealtimeConfigGrpcService';
  * e.g. `/konfigo.client.RealtimeConfigGrpcService/StartSubscribe`.
  */
 export const SERVICE_PATH = '/konfigo.client.RealtimeConfigGrpcService';
+
+/** Service path of GetConfig in the layout of the existing Konfigo SDKs (server side only). */
+export const KONFIGO_LAYOUT_SERVICE_PATH = '/konfigo.layout.RealtimeConfigGrpcService';
 
 const MICROS_PER_SECOND = 1_000_000n;
 

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   Http2ServerRequest,
@@ -7,48 +7,49 @@ import type {
   IncomingHttpHeaders,
   ServerHttp2Stream,
 } from 'node:http2';
-import helmet from '@fastify/helmet';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { openDatabase, type Database } from './db/database.js';
 import { createUnitOfWork, type UnitOfWork } from './db/unit-of-work.js';
-import { AuditQueries } from './features/audit/audit-queries.js';
-import { auditRoutes } from './features/audit/audit-routes.js';
-import { apiKeyRoutes } from './features/auth/api-key-routes.js';
-import { ApiKeys } from './features/auth/api-keys.js';
-import { authPlugin } from './features/auth/auth-plugin.js';
-import { authRoutes, MeSchema } from './features/auth/auth-routes.js';
-import { createDbSessionStore } from './features/auth/db-session-store.js';
-import type { ClaimSettings } from './features/auth/identity.js';
-import { createAuthProvider } from './features/auth/providers.js';
-import { EntryCommands } from './features/entries/entry-commands.js';
-import { EntryQueries } from './features/entries/entry-queries.js';
-import { entryRoutes } from './features/entries/entry-routes.js';
-import { createMetrics, type Metrics } from './features/ops/metrics.js';
-import { opsRoutes } from './features/ops/ops-routes.js';
-import { createLocalChangeFeed, type ChangeFeed } from './features/realtime/change-feed.js';
-import { createChangeHub, type ChangeHub } from './features/realtime/change-hub.js';
-import { createGrpcAuthorizer } from './features/realtime/grpc-authorizer.js';
-import { createGrpcGateway } from './features/realtime/grpc-gateway.js';
-import { createPostgresChangeFeed } from './features/realtime/pg-change-feed.js';
-import { Subscriptions } from './features/realtime/subscriptions.js';
-import { VersionSnapshots } from './features/realtime/version-snapshots.js';
-import { VersionRegistration } from './features/versions/version-registration.js';
-import { ServiceCommands } from './features/services/service-commands.js';
-import { ServiceQueries } from './features/services/service-queries.js';
-import { serviceRoutes } from './features/services/service-routes.js';
-import { VersionCommands } from './features/versions/version-commands.js';
-import { VersionQueries } from './features/versions/version-queries.js';
-import { versionRoutes } from './features/versions/version-routes.js';
+import { AuditQueries, auditRoutes } from './features/audit/index.js';
+import {
+  ApiKeys,
+  apiKeyRoutes,
+  authPlugin,
+  authRoutes,
+  createAuthProvider,
+  createDbSessionStore,
+  createSessionIdentityReader,
+  DeferredSigner,
+  MeSchema,
+  type ClaimSettings,
+} from './features/auth/index.js';
+import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features/entries/index.js';
+import { EntryHistory, historyRoutes } from './features/history/index.js';
+import { createMetrics, opsRoutes, type Metrics } from './features/ops/index.js';
+import {
+  ConfigCalls,
+  createChangeHub,
+  createGrpcAuthorizer,
+  createGrpcGateway,
+  createLocalChangeFeed,
+  createPostgresChangeFeed,
+  Subscriptions,
+  VersionSnapshots,
+  type ChangeFeed,
+  type ChangeHub,
+} from './features/realtime/index.js';
+import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
+import { ConfigTransfer, transferRoutes, VersionCompare } from './features/transfer/index.js';
+import { VersionCommands, VersionQueries, VersionRegistration, versionRoutes } from './features/versions/index.js';
+import { webConsole } from './features/web-console/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
+import { AppError } from './platform/errors.js';
+import { createHttpApp } from './platform/http/http-app.js';
 import { randomIds, type IdGenerator } from './platform/ids.js';
-import { installProblemDetails, problemFor, sendProblem } from './platform/http/problem-details.js';
-import { rejectNulCharacters } from './platform/http/reject-nul.js';
-import { ProblemDetailsSchema } from './platform/http/schemas.js';
+import { createLogger } from './platform/logging.js';
+import { retryWithBackoff } from './platform/startup.js';
 
 export type RequestHandler = (
   req: IncomingMessage | Http2ServerRequest,
@@ -71,11 +72,20 @@ export interface App {
   readonly logger: Logger;
   /** Serves one request of any transport; what the one-port listener calls. */
   readonly handler: RequestHandler;
-  /** Claims the HTTP/2 streams served natively (gRPC StartSubscribe), before the request handler. */
+  /** Claims the HTTP/2 streams served natively (gRPC), before the request handler. */
   readonly onHttp2Stream: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
   /** Keeps HTTP/2 connections checked with pings. */
   readonly onHttp2Session: (session: Http2Session) => void;
   readonly subscriptions: Subscriptions;
+  /** True once `start` has finished: the database answered, the schema is current, the feed listens. */
+  readonly started: boolean;
+  /**
+   * Connects to the database (migrations, the session secret, seeding, the change feed), retrying
+   * with back-off while it cannot be reached; until then every route but health, readiness and
+   * metrics answers 503, and gRPC UNAVAILABLE. Rejects on any other failure (a provider's metadata
+   * that cannot be read, a migration that fails): the server must not run half-configured.
+   */
+  start(): Promise<void>;
   /**
    * Starts draining before the listener closes: readiness turns 503 and open change streams end with
    * UNAVAILABLE so their clients reconnect to another instance.
@@ -92,53 +102,36 @@ export interface App {
  * client's HTTP/2 flow-control window (64 KiB by default in grpc-js).
  */
 const MAX_BUFFERED_BYTES_PER_STREAM = 8 * 1024 * 1024;
-
 const SESSION_PURGE_INTERVAL_MS = 10 * 60 * 1000;
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const SHUTTING_DOWN = 'The server is shutting down; reconnect.';
 
-/** Builds the whole service from its configuration. Never listens: main.ts and tests do that. */
+/**
+ * Builds the whole service from its configuration: the composition root, where every part is made
+ * and wired. It neither listens (main.ts and tests do) nor talks to the database (`start` does).
+ */
 export async function buildApp(config: AppConfig, deps: AppDependencies = {}): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
-  const logger =
-    deps.logger ??
-    pino({
-      level: config.logging.level,
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers.cookie',
-          'res.headers["set-cookie"]',
-          '*.password',
-          '*.passwordHash',
-        ],
-        censor: '[redacted]',
-      },
-    });
+  const logger = deps.logger ?? createLogger(config.logging.level);
   const metrics = createMetrics();
-  const database = await openDatabase(config.database, {
+  const database = openDatabase(config.database, {
     onQuery: ({ durationMs, failed }) =>
       metrics.dbQueryDuration.observe({ outcome: failed ? 'error' : 'ok' }, durationMs / 1000),
+    // Only what identifies the failure: a pg error carries its client, with the connection settings.
+    onConnectionError: (err) =>
+      logger.warn(
+        { error: { message: err.message, code: (err as { code?: unknown }).code } },
+        'a database connection broke; the next query opens another',
+      ),
   });
+  const lifecycle = { started: false, shuttingDown: false };
+  const stopStarting = new AbortController();
 
-  try {
-    return await assemble(config, { clock, ids, logger, metrics, database });
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-}
-
-async function assemble(
-  config: AppConfig,
-  parts: { clock: Clock; ids: IdGenerator; logger: Logger; metrics: Metrics; database: Database },
-): Promise<App> {
-  const { clock, ids, logger, metrics, database } = parts;
   const hub = createChangeHub();
-  const feed: ChangeFeed = config.database.url
-    ? createPostgresChangeFeed({ url: config.database.url, database, hub, clock, logger })
-    : createLocalChangeFeed(hub);
   hub.subscribeAll(() => metrics.changesReceived.inc());
+  const feed: ChangeFeed = config.database.url
+    ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger })
+    : createLocalChangeFeed(hub);
   const uow = createUnitOfWork(database, feed);
   const claimSettings: ClaimSettings = {
     idClaimType: config.authentication.idClaimType,
@@ -146,81 +139,40 @@ async function assemble(
     roleClaimType: config.authentication.roleClaimType,
     authorization: config.authorization,
   };
-
   const authProvider = createAuthProvider({ config, uow, database, clock, ids, logger, claimSettings });
 
-  const fastify = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    bodyLimit: 1024 * 1024,
-    genReqId: (req) => {
-      const header = req.headers['x-request-id'];
-      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+  const fastify = await createHttpApp({
+    logger,
+    trustProxy: config.server.trustProxy,
+    tls: config.server.tls !== null,
+    isStarted: () => lifecycle.started,
+    onResponse: (labels, seconds) => {
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe({ method: labels.method, route: labels.route }, seconds);
     },
-    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
-    // Member ids may be e-mail addresses up to 320 characters.
-    routerOptions: { maxParamLength: 512 },
-    // Only the configured reverse proxies may tell us the client's protocol, host and address.
-    trustProxy: config.server.trustProxy.length > 0 ? [...config.server.trustProxy] : false,
-    // The router's own failures (a malformed %-escape, an over-long parameter) come here, not to the
-    // error handler; they get problem details like everything else.
-    frameworkErrors: (error, _request, reply) => {
-      const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'URI_TOO_LONG' : 'INVALID_ARGUMENT';
-      const detail = code === 'URI_TOO_LONG' ? 'A path segment is too long.' : 'The request URL is malformed.';
-      void sendProblem(reply, problemFor(code, detail));
-    },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-
-  installProblemDetails(fastify);
-  // Only JSON bodies (and, later, the SAML form posts): anything else answers 415.
-  fastify.removeContentTypeParser('text/plain');
-  fastify.addSchema(ProblemDetailsSchema);
+  });
   fastify.addSchema(MeSchema);
 
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
-  });
-  fastify.addHook('preValidation', rejectNulCharacters);
-  fastify.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
-
-  await fastify.register(helmet, {
-    global: true,
-    // Plain HTTP is allowed for local development: only ask browsers to upgrade when we serve TLS.
-    hsts: config.server.tls !== null,
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: config.server.tls !== null ? [] : null } },
-  });
-  await fastify.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Realtime Config management API',
-        version: '1.0.0',
-        description: 'Services, config versions, entries, members and audit logs. Errors are RFC 9457 problem details.',
-      },
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'rc_session' } } },
-      security: [{ session: [] }],
-    },
-  });
-  await fastify.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
-  fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());
-
   const sessionStore = createDbSessionStore(database.db, config.session.idleTimeoutMinutes * 60_000);
+  const signer = new DeferredSigner();
   await fastify.register(authPlugin, {
     authenticator: authProvider,
-    sessionSecret: config.session.secret ?? (await sharedSessionSecret(database)),
+    signer,
     sessionStore,
     idleTimeoutMs: config.session.idleTimeoutMinutes * 60_000,
   });
-
-  let shuttingDown = false;
-  await fastify.register(opsRoutes, { metrics, ping: () => database.ping(), isShuttingDown: () => shuttingDown });
+  await fastify.register(opsRoutes, {
+    metrics,
+    ping: () => database.ping(),
+    readiness: () =>
+      lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
+  });
   await fastify.register(authRoutes, { authentication: config.authentication });
   await authProvider.registerRoutes(fastify);
   await fastify.register(serviceRoutes, {
-    commands: new ServiceCommands(uow, clock, ids),
+    commands: new ServiceCommands(uow, clock, ids, {
+      membersAreLocalUsers: config.authentication.provider === 'Local',
+    }),
     queries: new ServiceQueries(uow),
   });
   await fastify.register(versionRoutes, {
@@ -228,47 +180,71 @@ async function assemble(
     queries: new VersionQueries(uow),
   });
   await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
+  const plans = new EntryPlans(uow, clock, ids);
+  await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans });
+  await fastify.register(transferRoutes, {
+    transfer: new ConfigTransfer(uow, plans, clock),
+    compare: new VersionCompare(uow),
+  });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
   const apiKeys = new ApiKeys(uow, clock, ids);
   await fastify.register(apiKeyRoutes, { apiKeys });
-  // The web UI arrives in a later issue; until then the root points at the API documentation.
-  fastify.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/api/docs'));
-
+  await fastify.register(webConsole, { config });
   await fastify.ready();
-
-  await authProvider.start();
 
   const subscriptions = new Subscriptions(uow, hub, {
     onDelivered: (events) => metrics.eventsDelivered.inc(events),
     onDropped: () => metrics.subscribersDropped.inc(),
   });
   metrics.countOpenSubscriptionsWith(() => subscriptions.count);
-  const snapshots = new VersionSnapshots(uow, hub);
-  const grpc = createGrpcGateway({
+  const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
+  const authorizer = createGrpcAuthorizer({
+    required: config.grpc.requireAuthentication,
+    apiKeys,
+    verifyBearer: authProvider.verifyBearer?.bind(authProvider),
+    sessionIdentity: createSessionIdentityReader(fastify, authProvider),
+  });
+  const calls = new ConfigCalls({
     uow,
     snapshots,
-    subscriptions,
     registration: new VersionRegistration(uow, clock, ids),
+    authorizer,
+    isStarted: () => lifecycle.started,
+  });
+  const grpc = createGrpcGateway({
+    calls,
+    subscriptions,
     logger,
     metrics,
-    authorizer: createGrpcAuthorizer({
-      required: config.grpc.requireAuthentication,
-      apiKeys,
-      verifyBearer: authProvider.verifyBearer?.bind(authProvider),
-    }),
     keepAliveMs: config.grpc.keepAliveSeconds * 1000,
     maxBufferedBytes: MAX_BUFFERED_BYTES_PER_STREAM,
+    maxReceiveMessageBytes: config.grpc.maxReceiveMessageBytes,
+    requireCredentials: (credentials) => authorizer.requirePresent(credentials),
+    getConfigLayout: config.grpc.getConfigLayout,
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
     fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
   });
 
-  // Started last: nothing listens before the app is built, and a failed build leaves no connection behind.
-  await feed.start();
+  if (!config.grpc.requireAuthentication) {
+    logger.warn(
+      'gRPC accepts calls without credentials (Grpc:RequireAuthentication is false): anyone who reaches this port can read every value and register versions. Set it to true and give clients API keys, or keep the port behind a network boundary.',
+    );
+  }
 
   const purgeTimer = setInterval(() => {
+    if (!lifecycle.started) return;
     sessionStore.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired sessions failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purgeTimer.unref();
+
+  /** Everything that needs the database, in order; run again from the top after a connection failure. */
+  const connectToDatabase = async (): Promise<void> => {
+    await database.migrate();
+    signer.setSecret(config.session.secret ?? (await sharedSessionSecret(uow)));
+    await authProvider.start();
+    await feed.start();
+  };
+  let starting: Promise<void> | undefined;
 
   return {
     config,
@@ -282,14 +258,32 @@ async function assemble(
     handler: grpc.handler,
     onHttp2Stream: grpc.onHttp2Stream,
     onHttp2Session: grpc.onHttp2Session,
+    get started() {
+      return lifecycle.started;
+    },
+    start() {
+      starting ??= retryWithBackoff(connectToDatabase, {
+        // Failures of the database (translated to UNAVAILABLE by the storage layer) are retried;
+        // anything else (an identity provider's metadata, a failed migration) stops the start.
+        retryable: (error) => error instanceof AppError && error.code === 'UNAVAILABLE',
+        signal: stopStarting.signal,
+        onRetry: (err, attempt, delayMs) =>
+          logger.warn({ err, attempt, retryInMs: delayMs }, 'the database does not answer yet; retrying'),
+      }).then(() => {
+        lifecycle.started = true;
+      });
+      return starting;
+    },
     beginShutdown: () => {
-      shuttingDown = true;
-      subscriptions.closeAll('The server is shutting down; reconnect.');
+      lifecycle.shuttingDown = true;
+      subscriptions.closeAll(SHUTTING_DOWN);
       grpc.shutdown();
     },
     async close() {
-      shuttingDown = true;
-      subscriptions.closeAll('The server is shutting down; reconnect.');
+      lifecycle.shuttingDown = true;
+      stopStarting.abort();
+      await starting?.catch(() => undefined);
+      subscriptions.closeAll(SHUTTING_DOWN);
       grpc.shutdown();
       snapshots.close();
       await authProvider.close();
@@ -305,17 +299,6 @@ async function assemble(
  * Without Session:Secret, the cookie-signing secret is made once and kept in the database, so every
  * instance on the same database signs and checks cookies alike and restarts keep sessions valid.
  */
-async function sharedSessionSecret(database: Database): Promise<string> {
-  const candidate = randomBytes(48).toString('base64url');
-  await database.db
-    .insertInto('settings')
-    .values({ key: 'session-secret', value: candidate })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await database.db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', 'session-secret')
-    .executeTakeFirstOrThrow();
-  return row.value;
+function sharedSessionSecret(uow: UnitOfWork): Promise<string> {
+  return uow.read.settings.getOrCreate('session-secret', randomBytes(48).toString('base64url'));
 }

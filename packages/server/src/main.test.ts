@@ -53,7 +53,7 @@ async function start(args: string[] = []): Promise<Running> {
     child.stdout?.on('data', (d: Buffer) => {
       output += d.toString();
       const match = /listening on https?:\/\/[\d.]+:(\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
+      if (match && output.includes('"msg":"ready: connected to the database"')) resolve(Number(match[1]));
     });
     child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
   });

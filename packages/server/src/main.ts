@@ -1,8 +1,11 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './platform/config/load-config.js';
-import { createOnePortListener } from './platform/server/one-port-listener.js';
+import { createListenerFor, stopGracefully } from './platform/server/serve.js';
 
-/** Loads the configuration, builds the app, listens on one port and shuts down gracefully. */
+/**
+ * Loads the configuration, builds the app and listens at once, so health and readiness answer
+ * while the database is still coming up; then connects to the database (retrying) and serves.
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -17,13 +20,7 @@ async function main(): Promise<void> {
 
   const app = await buildApp(config);
   const { logger } = app;
-  const listener = createOnePortListener({
-    handler: app.handler,
-    onHttp2Stream: app.onHttp2Stream,
-    onHttp2Session: app.onHttp2Session,
-    tls: config.server.tls,
-    logger,
-  });
+  const listener = createListenerFor(app, logger);
   const address = await listener.listen(config.server.port, config.server.host);
   logger.info(
     {
@@ -36,30 +33,17 @@ async function main(): Promise<void> {
     },
     `Realtime Config listening on ${config.server.tls ? 'https' : 'http'}://${address.host}:${address.port}`,
   );
-
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    app.beginShutdown();
-    const timeoutMs = config.server.shutdownTimeoutSeconds * 1000;
-    listener
-      .close({ timeoutMs })
-      .then(() => app.close())
-      .then(
-        () => {
-          logger.info('stopped');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
+  const shutdown = stopGracefully(app, listener);
+  app.start().then(
+    () => logger.info('ready: connected to the database'),
+    (error: unknown) => {
+      logger.fatal(
+        { err: error },
+        `Realtime Config cannot start: ${error instanceof Error ? error.message : String(error)}`,
       );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+      shutdown.stop('start failed', 1);
+    },
+  );
 }
 
 main().catch((error: unknown) => {

@@ -139,7 +139,7 @@ export interface StartOptions {
   readonly nodeFlags?: readonly string[];
 }
 
-/** Starts one instance on a free loopback port and waits for /healthz. */
+/** Starts one instance on a free loopback port and waits until it is ready (/readyz: connected to its database). */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
   ensureBuilt();
   const port = await freePort();
@@ -160,6 +160,8 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     '--Authentication:Provider=Local',
     `--Authentication:Local:DefaultAdminPassword=${options.adminPassword}`,
     '--Logging:Level=warn',
+    // The load generators send no credentials (the server's default is to require them).
+    '--Grpc:RequireAuthentication=false',
     ...options.database.args,
   ]);
   const child: ChildProcess = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -216,7 +218,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
       throw new Error(`server ${options.name} exited during start-up:\n${output}`);
     }
     try {
-      const res = await request(`${baseUrl}/healthz`);
+      const res = await request(`${baseUrl}/readyz`);
       await res.body.dump();
       if (res.statusCode === 200) break;
     } catch {
@@ -225,7 +227,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     if (Date.now() > deadline) {
       await stop();
       unregister();
-      throw new Error(`server ${options.name} did not answer /healthz within 60 s:\n${output}`);
+      throw new Error(`server ${options.name} was not ready (/readyz) within 60 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

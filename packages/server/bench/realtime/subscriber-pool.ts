@@ -14,7 +14,13 @@ export interface PoolOptions extends Omit<SubscriberStart, 'type' | 'subscribers
   /** Connections each worker opens at once (default 50). */
   readonly openConcurrency?: number;
   readonly tag: string;
+  /** The worker script, relative to this folder (default: the raw gRPC subscriber-worker.ts). */
+  readonly script?: string;
+  /** Node flags of the workers (e.g. --expose-gc for memory figures). */
+  readonly nodeFlags?: readonly string[];
 }
+
+type Ready = Extract<SubscriberWorkerMessage, { type: 'ready' }>;
 
 export interface Latencies {
   /** Per change: from its reference time until the last subscriber had it (Infinity when one never did). */
@@ -36,6 +42,8 @@ export class SubscriberPool {
     readonly opened: number,
     readonly failed: number,
     readonly openSeconds: number,
+    /** What each worker reported once its subscribers were open. */
+    readonly ready: readonly Ready[],
   ) {
     for (const worker of workers) {
       worker.onMessage((message) => {
@@ -51,7 +59,12 @@ export class SubscriberPool {
     const workerCount = Math.max(1, Math.min(options.subscribers, options.workers));
     const workers = Array.from(
       { length: workerCount },
-      (_, w) => new WorkerProcess<SubscriberWorkerMessage>(`subscriber worker ${w + 1}`, './subscriber-worker.ts'),
+      (_, w) =>
+        new WorkerProcess<SubscriberWorkerMessage>(
+          `subscriber worker ${w + 1}`,
+          options.script ?? './subscriber-worker.ts',
+          { nodeFlags: options.nodeFlags },
+        ),
     );
     await Promise.all(workers.map((w) => w.waitFor('alive', 60_000)));
     const readyAll = workers.map((w) => w.waitFor('ready', 120_000 + options.subscribers * 20));
@@ -79,7 +92,7 @@ export class SubscriberPool {
         (failed ? `; ${failed} failed (${ready.find((r) => r.firstError)?.firstError ?? ''})` : ''),
     );
     if (opened === 0) throw new Error('no stream opened');
-    return new SubscriberPool(workers, opened, failed, openSeconds);
+    return new SubscriberPool(workers, opened, failed, openSeconds, ready);
   }
 
   get workerCount(): number {

@@ -12,6 +12,7 @@ import type http2 from 'node:http2';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { StartSubscribeRequestSchema, SubscriptionEventSchema, timestampFromMicros } from '@realtime-config/protocol';
 import { nowMs } from './common.js';
+import { Receipts } from './receipts.js';
 import { FrameReader, connectH2c, grpcFrame, grpcHeaders } from './grpc-wire.js';
 import { exitWithParent, sendToParent } from './worker-process.js';
 
@@ -32,7 +33,15 @@ export interface SubscriberStart {
 
 export type SubscriberWorkerMessage =
   | { type: 'alive' }
-  | { type: 'ready'; opened: number; failed: number; firstError: string; openMs: number }
+  | {
+      type: 'ready';
+      opened: number;
+      failed: number;
+      firstError: string;
+      openMs: number;
+      /** process.memoryUsage() after a full GC, before and after opening (workers run with --expose-gc). */
+      memory?: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage };
+    }
   | { type: 'complete'; seq: number }
   | {
       type: 'report';
@@ -60,8 +69,7 @@ process.on('message', (message: { type: string }) => {
 
 async function start(options: SubscriberStart): Promise<void> {
   const n = options.subscribers;
-  const receipts = new Float64Array(options.maxChanges * n).fill(Number.NaN);
-  const received = new Uint32Array(options.maxChanges);
+  const receipts = new Receipts(n, options.maxChanges);
   const live = new Uint8Array(n);
   let opened = 0;
   let failed = 0;
@@ -80,8 +88,8 @@ async function start(options: SubscriberStart): Promise<void> {
     const event = fromBinary(SubscriptionEventSchema, frame.subarray(5));
     const seqs: number[] = [];
     for (const e of event.events) {
-      if (e.key !== options.key || e.value === undefined || !e.value.startsWith('change-')) continue;
-      seqs.push(Number(e.value.slice(7)));
+      const seq = e.key === options.key ? Receipts.seqOf(e.value) : -1;
+      if (seq >= 0) seqs.push(seq);
     }
     if (seqs.length === 0) unexpectedFrames++;
     lastFrame = Buffer.from(frame);
@@ -90,14 +98,7 @@ async function start(options: SubscriberStart): Promise<void> {
   };
 
   const onFrame = (i: number, frame: Buffer, at: number): void => {
-    for (const seq of seqsOf(frame)) {
-      if (!(seq >= 0 && seq < options.maxChanges)) continue;
-      const index = seq * n + i;
-      if (!Number.isNaN(receipts[index])) continue;
-      receipts[index] = at;
-      received[seq] = (received[seq] ?? 0) + 1;
-      if (received[seq] === opened) sendToParent({ type: 'complete', seq });
-    }
+    for (const seq of seqsOf(frame)) receipts.record(i, seq, at, opened);
   };
 
   const request = grpcFrame(
@@ -167,18 +168,12 @@ async function start(options: SubscriberStart): Promise<void> {
   );
   sendToParent({ type: 'ready', opened, failed, firstError, openMs: nowMs() - began });
 
-  process.on('message', (message: { type: string }) => {
-    if (message.type !== 'report') return;
-    sendToParent({
-      type: 'report',
-      subscribers: n,
-      receipts,
-      endedEarly,
-      endedStatuses: [...endedStatuses].map(([status, count]) => `${count}× ${status}`).join('; '),
-      decodedFrames,
-      unexpectedFrames,
-    });
-  });
+  receipts.answerReports(() => ({
+    endedEarly,
+    endedStatuses: [...endedStatuses].map(([status, count]) => `${count}× ${status}`).join('; '),
+    decodedFrames,
+    unexpectedFrames,
+  }));
 }
 
 sendToParent({ type: 'alive' });

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../platform/config/app-config.js';
+import { translateDatabaseError } from './database-errors.js';
 import { migrationProvider } from './migrations.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -14,6 +15,8 @@ export type Tx = Transaction<DatabaseSchema>;
 export interface Database {
   readonly dialect: Dialect;
   readonly db: Db;
+  /** Creates or updates the schema; the first thing that needs the database to answer. */
+  migrate(): Promise<void>;
   /** Runs the given function in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */
@@ -24,11 +27,20 @@ export interface Database {
 export interface OpenDatabaseOptions {
   /** Called after every query with its duration; feeds the metrics. */
   onQuery?: (event: { durationMs: number; failed: boolean }) => void;
+  /** Told about connections that broke while idle or in use; they are replaced on the next query. */
+  onConnectionError?: (error: Error) => void;
 }
+
+/** How long a query waits for a connection before it fails (and the request answers 503). */
+const CONNECT_TIMEOUT_MS = 5000;
 
 const INT8_OID = 20;
 
-export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Promise<Database> {
+/**
+ * Opens the database without talking to it (PostgreSQL connects on first use), so the server can
+ * start while the database is still down; `migrate` is the first call that needs it.
+ */
+export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Database {
   const dialect: Dialect = config.url ? 'postgres' : 'sqlite';
   const log = options.onQuery
     ? (event: LogEvent) => options.onQuery?.({ durationMs: event.queryDurationMillis, failed: event.level === 'error' })
@@ -40,6 +52,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
       connectionString: config.url,
       application_name: 'realtime-config',
       max: 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       // Change times are BIGINT microseconds: they fit a JS number exactly (2^53 µs is year 2255).
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -48,11 +61,15 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle client that loses its connection emits 'error' on the pool; without a listener that
-    // would crash the process. The next query gets a fresh connection.
-    pool.on('error', () => undefined);
+    // A client whose connection dies (restart, failover, pg_terminate_backend) emits 'error': on
+    // the pool while idle, on the client itself while checked out. Without a listener either would
+    // crash the process; the query in flight fails, and the next one gets a fresh connection.
+    const onError = (error: Error): void => options.onConnectionError?.(error);
+    pool.on('error', onError);
+    pool.on('connect', (client) => client.on('error', onError));
     db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   } else {
+    refuseUnsupportedNodeForSqlite();
     const file = config.dataDir === 'memory://' ? ':memory:' : sqliteFile(config.dataDir);
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
@@ -62,16 +79,13 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
     db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }), ...(log ? { log } : {}) });
   }
 
-  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
-  const { error } = await migrator.migrateToLatest();
-  if (error) {
-    await db.destroy();
-    throw new Error('Database migration failed', { cause: error });
-  }
-
   return {
     dialect,
     db,
+    async migrate() {
+      const { error } = await new Migrator({ db, provider: migrationProvider(dialect) }).migrateToLatest();
+      if (error) throw translateDatabaseError(new Error('Database migration failed', { cause: error }));
+    },
     transaction: (fn) => db.transaction().execute(fn),
     ping: async () => {
       await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
@@ -80,14 +94,22 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
   };
 }
 
+/**
+ * better-sqlite3 12 aborts the process on Node 24 and later (its statement finalizer trips a check
+ * in node::RemoveEnvironmentCleanupHook during garbage collection); version 13, which fixes it,
+ * needs Node 22. Until the server moves to it (ADR 0007), the embedded database refuses to start
+ * there with a clear message instead of crashing at a random moment.
+ */
+function refuseUnsupportedNodeForSqlite(): void {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major >= 24) {
+    throw new Error(
+      `The embedded database does not run on Node ${process.versions.node}: use Node 20 or 22 (see docs/adr/0007-node-versions.md), or PostgreSQL (Database:Url).`,
+    );
+  }
+}
+
 function sqliteFile(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true });
   return path.join(dataDir, 'realtime-config.db');
-}
-
-/** True when the error is a unique-constraint violation in either database. */
-export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './database.js';
+import { serviceNameKey } from './service-name-key.js';
 
 /**
  * Migrations live in code so the compiled server carries them. Both dialects share one definition;
@@ -207,6 +208,88 @@ function samlState(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Local accounts remember when their password last changed (sessions signed in before that end) and
+ * whether the seeded default password must still be changed. Service names become unique regardless
+ * of case; names that already collide keep their first holder and the others gain ` (num)`.
+ */
+function accountStateAndUniqueServiceNames(dialect: Dialect): Migration {
+  const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('users')
+        .addColumn('password_changed_at', int64, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('must_change_password', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`update users set password_changed_at = created_at`.execute(db);
+
+      await db.schema.alterTable('services').addColumn('name_key', 'varchar(200)').execute();
+      const rows = await sql<{ num: number; name: string }>`select num, name from services order by num`.execute(db);
+      const taken = new Set<string>();
+      for (const row of rows.rows) {
+        let name = row.name;
+        if (taken.has(serviceNameKey(name))) name = `${name.slice(0, 180)} (${row.num})`;
+        taken.add(serviceNameKey(name));
+        await sql`update services set name = ${name}, name_key = ${serviceNameKey(name)} where num = ${row.num}`.execute(
+          db,
+        );
+      }
+      await sql`create unique index services_name_key_uq on services (name_key)`.execute(db);
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop index services_name_key_uq`.execute(db);
+      await db.schema.alterTable('services').dropColumn('name_key').execute();
+      await db.schema.alterTable('users').dropColumn('must_change_password').execute();
+      await db.schema.alterTable('users').dropColumn('password_changed_at').execute();
+    },
+  };
+}
+
+/**
+ * Entry audit records carry their version and key as columns, so the history of an entry and the
+ * state of a version at any time (restore) are indexed reads. Existing records are filled in from
+ * their JSON and from the entries (tombstones included); a record whose entry was purged (deleted,
+ * then created again) keeps no version and stays out of restores.
+ */
+function auditEntryColumns(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('audit_logs').addColumn('version_id', 'varchar(36)').execute();
+      await db.schema.alterTable('audit_logs').addColumn('entry_key', 'varchar(512)').execute();
+      for (let after = 0; ;) {
+        const rows = await sql<{ num: number; changes: string; version_id: string | null }>`
+          select a.num, a.changes, e.version_id from audit_logs a left join entries e on e.id = a.entity_id
+          where a.entity_type = 'Entry' and a.num > ${after} order by a.num limit 500`.execute(db);
+        if (rows.rows.length === 0) break;
+        for (const row of rows.rows) {
+          const changes = JSON.parse(row.changes) as { before?: { key?: string }; after?: { key?: string } };
+          const key = changes.after?.key ?? changes.before?.key ?? null;
+          await sql`update audit_logs set version_id = ${row.version_id}, entry_key = ${key} where num = ${row.num}`.execute(
+            db,
+          );
+          after = Number(row.num);
+        }
+      }
+      await db.schema
+        .createIndex('audit_logs_version_key_idx')
+        .on('audit_logs')
+        .columns(['version_id', 'num'])
+        .execute();
+      await db.schema.createIndex('audit_logs_entity_idx').on('audit_logs').columns(['entity_id', 'num']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('audit_logs_entity_idx').execute();
+      await db.schema.dropIndex('audit_logs_version_key_idx').execute();
+      await db.schema.alterTable('audit_logs').dropColumn('entry_key').execute();
+      await db.schema.alterTable('audit_logs').dropColumn('version_id').execute();
+    },
+  };
+}
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     getMigrations: () =>
@@ -215,6 +298,8 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0002-change-log': changeLog(dialect),
         '0003-api-keys': apiKeys(dialect),
         '0004-saml-state': samlState(dialect),
+        '0005-account-state-unique-service-names': accountStateAndUniqueServiceNames(dialect),
+        '0006-audit-entry-columns': auditEntryColumns(),
       }),
   };
 }

@@ -5,6 +5,8 @@ export interface ServicesTable {
   num: Generated<number>;
   id: string;
   name: string;
+  /** The name as compared for uniqueness (serviceNameKey); unique. */
+  name_key: string | null;
   description: string | null;
   repository_url: string | null;
   contact_email: string | null;
@@ -62,6 +64,9 @@ export interface AuditLogsTable {
   timestamp: number;
   /** JSON text: { before?, after? } */
   changes: string;
+  /** Entry records: the version and key of the entry (null for older records whose entry is gone). */
+  version_id: string | null;
+  entry_key: string | null;
 }
 
 export interface UsersTable {
@@ -70,6 +75,10 @@ export interface UsersTable {
   role: string;
   created_at: number;
   updated_at: number;
+  /** When the password was last set; sessions signed in before then are over. */
+  password_changed_at: number;
+  /** 1 while the account still has a password that must be changed (the seeded default). */
+  must_change_password: number;
 }
 
 export interface SessionsTable {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createAuditStore, type AuditStore } from '../features/audit/audit-store.js';
 import { createApiKeyStore, type ApiKeyStore } from '../features/auth/api-key-store.js';
+import { createSettingsStore, type SettingsStore } from '../features/auth/settings-store.js';
 import { createUserStore, type UserStore } from '../features/auth/user-store.js';
 import { createEntryStore, type EntryStore } from '../features/entries/entry-store.js';
 import type { ChangeFeed } from '../features/realtime/change-feed.js';
@@ -8,6 +9,7 @@ import type { ChangeNotice } from '../features/realtime/change-hub.js';
 import { createServiceStore, type ServiceStore } from '../features/services/service-store.js';
 import { createVersionStore, type VersionStore } from '../features/versions/version-store.js';
 import type { Database, Dialect } from './database.js';
+import { translateDatabaseError } from './database-errors.js';
 import type { DatabaseSchema } from './schema.js';
 
 export interface Stores {
@@ -17,6 +19,7 @@ export interface Stores {
   readonly audit: AuditStore;
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
+  readonly settings: SettingsStore;
 }
 
 export interface WriteContext extends Stores {
@@ -43,7 +46,25 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
     audit: createAuditStore(db),
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
+    settings: createSettingsStore(db),
   };
+}
+
+const rethrowTranslated = (error: unknown): never => {
+  throw translateDatabaseError(error);
+};
+
+/** The same store whose failures say UNAVAILABLE when the database cannot be reached. */
+function translatingErrors<T extends object>(store: T): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(store)) {
+    wrapped[name] =
+      typeof member === 'function'
+        ? (...args: unknown[]) =>
+            (member as (...a: unknown[]) => Promise<unknown>).apply(store, args).catch(rethrowTranslated)
+        : member;
+  }
+  return wrapped as T;
 }
 
 export function createUnitOfWork(database: Database, feed: ChangeFeed): UnitOfWork {
@@ -68,15 +89,19 @@ export function createUnitOfWork(database: Database, feed: ChangeFeed): UnitOfWo
     return result;
   };
 
+  const readStores = createStores(database.db, dialect);
   return {
-    read: createStores(database.db, dialect),
+    read: Object.fromEntries(
+      Object.entries(readStores).map(([name, store]) => [name, translatingErrors(store)]),
+    ) as unknown as Stores,
     readConsistent: (fn) =>
-      dialect === 'postgres'
+      (dialect === 'postgres'
         ? database.db
             .transaction()
             .setIsolationLevel('repeatable read')
             .execute((tx) => fn(createStores(tx, dialect)))
-        : database.transaction((tx) => fn(createStores(tx, dialect))),
-    write: (fn) => (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)),
+        : database.transaction((tx) => fn(createStores(tx, dialect)))
+      ).catch(rethrowTranslated),
+    write: (fn) => (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)).catch(rethrowTranslated),
   };
 }

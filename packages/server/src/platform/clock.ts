@@ -15,3 +15,18 @@ export function microsToIso(us: number): string {
   const extra = String(us - ms * 1000).padStart(3, '0');
   return `${iso.slice(0, -1)}${extra}Z`;
 }
+
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * Microseconds since the epoch of an ISO 8601 date-time with a zone (`Z` or `±hh:mm`), fractions up
+ * to nanoseconds truncated to microseconds; undefined when the text is not one.
+ */
+export function isoToMicros(text: string): number | undefined {
+  const match = ISO_TIME.exec(text.trim());
+  if (!match) return undefined;
+  const [, seconds, fraction = '', zone] = match;
+  const ms = Date.parse(`${seconds}${zone?.toUpperCase() === 'Z' ? 'Z' : zone}`);
+  if (Number.isNaN(ms)) return undefined;
+  return ms * 1000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+}

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RESOURCE_EXHAUSTED'
   | 'UNAVAILABLE'
+  | 'UNIMPLEMENTED'
   | 'INTERNAL';
 
 interface ErrorMapping {
@@ -50,6 +51,7 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMapping>> = {
     type: 'https://tools.ietf.org/html/rfc6585#section-4',
   },
   UNAVAILABLE: { httpStatus: 503, grpcCode: 14, title: 'Service Unavailable', type: rfc9110('15.6.4') },
+  UNIMPLEMENTED: { httpStatus: 501, grpcCode: 12, title: 'Not Implemented', type: rfc9110('15.6.2') },
   INTERNAL: { httpStatus: 500, grpcCode: 13, title: 'Internal Server Error', type: rfc9110('15.6.1') },
 };
 

@@ -78,7 +78,11 @@ async function startLocal(kind: 'sqlite' | 'postgres'): Promise<ProviderHarness>
   for (const who of ['admin', 'developer', 'nobody'] as const) {
     const person = people[who];
     const role = who === 'admin' ? 'admin' : 'developer';
-    const created = await admin.post('/api/users', { username: person.id, password: `${person.id}-password`, role });
+    const created = await admin.post('/api/users', {
+      username: person.id,
+      password: `${person.id}-password-for-tests`,
+      role,
+    });
     if (created.status !== 201) throw new Error(`creating ${person.id}: ${created.status} ${created.text}`);
   }
   await sql`update users set role = ${'viewer'} where username = ${people.nobody.id}`.execute(server.app.database.db);
@@ -87,7 +91,7 @@ async function startLocal(kind: 'sqlite' | 'postgres'): Promise<ProviderHarness>
     people,
     async signIn(who) {
       const person = people[who];
-      return cookieCaller(await server.client().login(person.id, `${person.id}-password`));
+      return cookieCaller(await server.client().login(person.id, `${person.id}-password-for-tests`));
     },
     close: () => server.close(),
   };
@@ -195,6 +199,7 @@ async function startSaml(kind: 'sqlite' | 'postgres'): Promise<ProviderHarness> 
       `--Authentication:Saml:SpOptionsEntityId=${SP_ENTITY_ID}`,
       `--Authentication:Saml:IdentityProviderEntityId=${IDP_ENTITY_ID}`,
       `--Authentication:Saml:IdentityProviderMetadataUrl=${idp.metadataUrl}`,
+      '--Authentication:Saml:RequireHttpsMetadata=false',
       ...EXTERNAL_ROLE_ARGS,
     ],
   });

@@ -6,6 +6,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ADMIN_PASSWORD } from './test-server.js';
 
 const mainTs = fileURLToPath(new URL('../main.ts', import.meta.url));
 // The child runs in a temporary folder, so the TypeScript loader is given by absolute URL.
@@ -55,17 +56,40 @@ async function killChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/**
+ * The arguments of a server process as the tests run it on a fixed port: loopback, the Local
+ * provider with the tests' admin password, info logs (startServerProcess waits for "listening
+ * on"), gRPC without credentials (as the shipped appsettings.json); then `extra` (the database, …).
+ */
+export function serverProcessArgs(port: number, extra: readonly string[] = []): string[] {
+  return [
+    `--Server:Port=${port}`,
+    '--Server:Host=127.0.0.1',
+    '--Authentication:Provider=Local',
+    `--Authentication:Local:DefaultAdminPassword=${ADMIN_PASSWORD}`,
+    '--Logging:Level=info',
+    '--Grpc:RequireAuthentication=false',
+    ...extra,
+  ];
+}
+
 export interface ServerProcessOptions {
   /** `--Section:Key=value` arguments; must include `--Server:Port` and `--Server:Host=127.0.0.1`. */
   readonly args: readonly string[];
   /** Working directory (where appsettings.json would be looked up); a fresh empty folder by default. */
   readonly cwd?: string;
   readonly startTimeoutMs?: number;
+  /**
+   * Resolve once the server listens, or once it is also ready (connected to its database).
+   * @default 'ready'
+   */
+  readonly until?: 'listening' | 'ready';
 }
 
 /**
- * Starts main.ts with tsx and resolves once it logs "listening on http://host:port" (so the log
- * level must be info or lower). Rejects with the process output when it exits or times out first.
+ * Starts main.ts with tsx and resolves once it logs "listening on http://host:port" and, unless
+ * `until` says otherwise, that it is ready (so the log level must be info or lower). Rejects with
+ * the process output when it exits or times out first.
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const child = spawn(
@@ -97,10 +121,12 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       append(chunk);
       seen += chunk.toString();
       const match = /listening on https?:\/\/[\d.]+:(\d+)/.exec(seen);
-      if (match) {
+      const ready =
+        (options.until ?? 'ready') === 'listening' || seen.includes('"msg":"ready: connected to the database"');
+      if (match && ready) {
         clearTimeout(timer);
         resolve(Number(match[1]));
-      } else if (seen.length > OUTPUT_TAIL_CHARS) seen = seen.slice(-1024);
+      } else if (!match && seen.length > OUTPUT_TAIL_CHARS) seen = seen.slice(-1024);
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

@@ -54,6 +54,8 @@ function certBody(pem: string): string {
 export class TestSamlIdentityProvider {
   server!: Server;
   port = 0;
+  /** How many times the metadata was downloaded. */
+  metadataRequests = 0;
   constructor(
     readonly signing: KeyPair,
     readonly entityId = IDP_ENTITY_ID,
@@ -72,6 +74,7 @@ export class TestSamlIdentityProvider {
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       if (req.url === '/metadata') {
+        this.metadataRequests++;
         res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(this.metadata());
       } else {
         res.writeHead(404).end();

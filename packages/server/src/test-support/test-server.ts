@@ -5,9 +5,10 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp, type App, type AppDependencies } from '../app.js';
 import { loadConfig } from '../platform/config/load-config.js';
-import { createOnePortListener, type OnePortListener } from '../platform/server/one-port-listener.js';
+import type { OnePortListener } from '../platform/server/one-port-listener.js';
+import { createListenerFor } from '../platform/server/serve.js';
 import { encodeNotice } from '../features/realtime/change-feed.js';
-import { CHANGE_CHANNEL } from '../features/realtime/pg-change-feed.js';
+import { CHANGE_CHANNEL } from '../features/realtime/index.js';
 import { createTestDatabase, type TestDatabase } from './test-databases.js';
 
 export interface ApiResponse<T = unknown> {
@@ -118,17 +119,20 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       '--Authentication:Provider=Local',
       `--Authentication:Local:DefaultAdminPassword=${ADMIN_PASSWORD}`,
       '--Logging:Level=silent',
+      // As the shipped appsettings.json: suites that test gRPC credentials turn it on.
+      '--Grpc:RequireAuthentication=false',
       ...database.args,
       ...(options.args ?? []),
     ],
   });
   const app = await buildApp(config, options.deps);
-  const listener = createOnePortListener({
-    handler: app.handler,
-    onHttp2Stream: app.onHttp2Stream,
-    onHttp2Session: app.onHttp2Session,
-    tls: config.server.tls,
-  });
+  try {
+    await app.start();
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const listener = createListenerFor(app);
   const { port } = await listener.listen(0, '127.0.0.1');
   const baseUrl = `${config.server.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const adminName = config.authentication.local.defaultAdminUsername;
@@ -162,7 +166,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
     async userWithRole(username, role) {
       const admin = await server.admin();
-      const password = `${username}-password`;
+      const password = `${username}-password-for-tests`;
       const created = await admin.post('/api/users', { username, password, role });
       if (created.status !== 201 && created.status !== 409) throw new Error(`creating ${username}: ${created.text}`);
       return new ApiClient(baseUrl).login(username, password);

@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
-import type { Page } from '../services/service-queries.js';
+import type { Page } from '../services/index.js';
 import type { AuditEntityType, AuditRecord } from './audit-store.js';
 
 const ENTITY_TYPES: readonly AuditEntityType[] = ['Service', 'Version', 'Entry', 'Member', 'ApiKey'];

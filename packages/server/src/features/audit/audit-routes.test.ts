@@ -24,7 +24,8 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
       ]);
       generation = res.body[0].generation;
     }
-    await admin.post(`/api/services/${serviceId}/members`, { userId: 'someone' });
+    await server.userWithRole('someone', 'developer');
+    expect((await admin.post(`/api/services/${serviceId}/members`, { userId: 'someone' })).status).toBe(201);
   });
   afterAll(() => server.close());
 

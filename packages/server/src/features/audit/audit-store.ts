@@ -1,8 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AuditLogsTable, DatabaseSchema } from '../../db/schema.js';
 
 export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey';
-export type AuditAction = 'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'MemberAdded' | 'MemberRemoved';
+export type AuditAction =
+  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'MemberAdded' | 'MemberRemoved' | 'Restored' | 'Imported';
 
 export interface AuditChanges {
   readonly before?: unknown;
@@ -20,10 +21,23 @@ export interface AuditRecord {
   readonly userName: string | null;
   readonly timestamp: number;
   readonly changes: AuditChanges;
+  /** Entry records: the entry's version and key. */
+  readonly versionId?: string | null;
+  readonly entryKey?: string | null;
 }
 
 export interface AuditStore {
   append(record: Omit<AuditRecord, 'num'>): Promise<void>;
+  /** Appends several records with one statement, in order. */
+  appendMany(records: ReadonlyArray<Omit<AuditRecord, 'num'>>): Promise<void>;
+  /** Records of one entity (an entry's whole life), newest first, with num below `beforeNum`. */
+  ofEntity(query: { entityId: string; beforeNum: number | null; limit: number }): Promise<AuditRecord[]>;
+  /** Entry records of a version up to a time (µs), oldest first; only the given keys when there are some. */
+  entryRecordsUntil(query: {
+    versionId: string;
+    untilMicros: number;
+    keys: readonly string[] | null;
+  }): Promise<AuditRecord[]>;
   /** Newest first, records with num below `beforeNum`. */
   search(query: {
     serviceId: string;
@@ -45,26 +59,49 @@ function toRecord(row: Selectable<AuditLogsTable>): AuditRecord {
     userName: row.user_name,
     timestamp: Number(row.timestamp),
     changes: JSON.parse(row.changes) as AuditChanges,
+    versionId: row.version_id,
+    entryKey: row.entry_key,
+  };
+}
+
+function toRow(record: Omit<AuditRecord, 'num'>): Insertable<AuditLogsTable> {
+  return {
+    id: record.id,
+    service_id: record.serviceId,
+    entity_type: record.entityType,
+    entity_id: record.entityId,
+    action: record.action,
+    user_id: record.userId,
+    user_name: record.userName,
+    timestamp: record.timestamp,
+    changes: JSON.stringify(record.changes),
+    version_id: record.versionId ?? null,
+    entry_key: record.entryKey ?? null,
   };
 }
 
 export function createAuditStore(db: Kysely<DatabaseSchema>): AuditStore {
   return {
     async append(record) {
-      await db
-        .insertInto('audit_logs')
-        .values({
-          id: record.id,
-          service_id: record.serviceId,
-          entity_type: record.entityType,
-          entity_id: record.entityId,
-          action: record.action,
-          user_id: record.userId,
-          user_name: record.userName,
-          timestamp: record.timestamp,
-          changes: JSON.stringify(record.changes),
-        })
-        .execute();
+      await db.insertInto('audit_logs').values(toRow(record)).execute();
+    },
+    async appendMany(records) {
+      if (records.length > 0) await db.insertInto('audit_logs').values(records.map(toRow)).execute();
+    },
+    async ofEntity({ entityId, beforeNum, limit }) {
+      let query = db.selectFrom('audit_logs').selectAll().where('entity_id', '=', entityId);
+      if (beforeNum !== null) query = query.where('num', '<', beforeNum);
+      return (await query.orderBy('num', 'desc').limit(limit).execute()).map(toRecord);
+    },
+    async entryRecordsUntil({ versionId, untilMicros, keys }) {
+      let query = db
+        .selectFrom('audit_logs')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('entity_type', '=', 'Entry')
+        .where('timestamp', '<=', untilMicros);
+      if (keys !== null) query = query.where('entry_key', 'in', keys.length > 0 ? [...keys] : ['']);
+      return (await query.orderBy('num').execute()).map(toRecord);
     },
     async search({ serviceId, entityType, beforeNum, limit }) {
       let query = db.selectFrom('audit_logs').selectAll().where('service_id', '=', serviceId);

@@ -16,8 +16,9 @@ describe.each(databaseKinds)('API keys of a service on %s', (kind) => {
   });
   afterAll(() => server.close());
 
+  let serviceCount = 0;
   async function createService(name: string): Promise<string> {
-    const res = await admin.post('/api/services', { name });
+    const res = await admin.post('/api/services', { name: `${name} ${++serviceCount}` });
     expect(res.status).toBe(201);
     return res.body.id as string;
   }

@@ -3,7 +3,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/audit-view.js';
+import { auditView } from '../audit/index.js';
 import type { ApiKeyRecord } from './api-key-store.js';
 import type { Actor } from './identity.js';
 

@@ -13,8 +13,12 @@ declare module 'fastify' {
     localUser?: string;
     /** Local provider: createdAt of that user, so a later account re-created under the same name is not opened. */
     localUserCreatedAt?: number;
+    /** Local provider: when the password was set at sign-in; a later change ends this session. */
+    localUserPasswordChangedAt?: number;
     /** Cookie providers with external identities: the claims received at sign-in. */
     claims?: Claims;
+    /** When the session was last renewed (ms since the epoch); it is renewed a few times per lifetime. */
+    renewedAt?: number;
   }
   interface FastifyRequest {
     /** Who is calling; null when not signed in. Resolved only for routes that need it. */
@@ -33,7 +37,11 @@ export interface Authenticator {
 
 export interface AuthPluginOptions {
   authenticator: Authenticator;
-  sessionSecret: string;
+  /** Signs and checks the session cookie. */
+  signer: {
+    sign(value: string): string;
+    unsign(input: string): { valid: boolean; renew: boolean; value: string | null };
+  };
   sessionStore: fastifySession.SessionStore;
   idleTimeoutMs: number;
 }
@@ -47,15 +55,30 @@ export const SESSION_COOKIE = 'rc_session';
 export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, options) => {
   await app.register(fastifyCookie);
   await app.register(fastifySession, {
-    secret: options.sessionSecret,
+    secret: options.signer,
     cookieName: SESSION_COOKIE,
     store: options.sessionStore,
     saveUninitialized: false,
-    rolling: true,
+    // Sliding expiry without a write per request: see the renewal hook below.
+    rolling: false,
     cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', path: '/', maxAge: options.idleTimeoutMs },
   });
 
   app.decorateRequest('identity', null);
+
+  // A signed-in session is renewed (stored again, its cookie sent again with a later expiry) once a
+  // tenth of its idle lifetime has passed since the last renewal, not on every request: most
+  // requests neither write the session nor send a cookie. Revocation stays immediate, because the
+  // session row and the account are read on every request (ADR 0003).
+  const renewAfterMs = options.idleTimeoutMs / 10;
+  app.addHook('onRequest', async (request) => {
+    const session = request.session as typeof request.session | undefined;
+    if (!session?.sessionId || !(session.localUser || session.claims)) return;
+    const now = Date.now();
+    if (now - (session.renewedAt ?? 0) < renewAfterMs) return;
+    session.renewedAt = now;
+    session.touch();
+  });
 
   app.addHook('onRoute', (route) => {
     const policy = (route.config as { policy?: RoutePolicy } | undefined)?.policy;
@@ -86,4 +109,29 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
 export function identityOf(request: FastifyRequest): Identity {
   if (!request.identity) throw AppError.unauthenticated();
   return request.identity;
+}
+
+/**
+ * Reads the identity of a session cookie outside Fastify's request cycle, for the web console's
+ * gRPC-Web and Connect calls (same origin, so the browser sends the cookie). Uses @fastify/session's
+ * own decryption (signature and store), then the provider's usual check.
+ */
+export function createSessionIdentityReader(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+): (cookieHeader: string | undefined) => Promise<Identity | null> {
+  return async (cookieHeader) => {
+    if (!cookieHeader) return null;
+    const signed = app.parseCookie(cookieHeader)[SESSION_COOKIE];
+    if (!signed) return null;
+    const request = {} as FastifyRequest;
+    await new Promise<void>((resolve, reject) =>
+      app.decryptSession(signed, request, (error?: unknown) => (error ? reject(toError(error)) : resolve())),
+    );
+    return authenticator.authenticate(request);
+  };
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

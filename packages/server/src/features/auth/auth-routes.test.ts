@@ -138,6 +138,7 @@ describe.each(databaseKinds)('sign-in and authorization on %s', (kind) => {
         roles: ['admin'],
         policies: ['canAll', 'canChange'],
         permissions: ['canAll', 'canChange'],
+        passwordChangeRequired: false,
       });
       const cookies = res.headers.getSetCookie();
       expect(cookies).toHaveLength(1);
@@ -167,6 +168,7 @@ describe.each(databaseKinds)('sign-in and authorization on %s', (kind) => {
         roles: ['developer'],
         policies: ['canChange'],
         permissions: ['canChange'],
+        passwordChangeRequired: false,
       });
     });
 
@@ -309,8 +311,8 @@ describe.each(databaseKinds)('sign-in and authorization on %s', (kind) => {
         ['GET', '/auth/me', undefined],
         ['GET', '/api/users', undefined],
         ['GET', '/api/users/admin', undefined],
-        ['POST', '/api/users', { username: 'anonymous', password: 'anonymous-pw', role: 'admin' }],
-        ['PUT', '/api/users/admin', { password: 'anonymous-pw', role: 'developer' }],
+        ['POST', '/api/users', { username: 'anonymous', password: 'anonymous-pw-for-tests', role: 'admin' }],
+        ['PUT', '/api/users/admin', { password: 'anonymous-pw-for-tests', role: 'developer' }],
         ['DELETE', '/api/users/admin', undefined],
       ];
     };
@@ -371,8 +373,8 @@ describe.each(databaseKinds)('sign-in and authorization on %s', (kind) => {
         ['DELETE', `/api/configentries/${s}/${v}/${e}`, undefined],
         ['GET', '/api/users', undefined],
         ['GET', '/api/users/admin', undefined],
-        ['POST', '/api/users', { username: 'dev-made', password: 'dev-made-pw', role: 'admin' }],
-        ['PUT', '/api/users/admin', { password: 'taken-over-pw' }],
+        ['POST', '/api/users', { username: 'dev-made', password: 'dev-made-pw-for-tests', role: 'admin' }],
+        ['PUT', '/api/users/admin', { password: 'taken-over-pw-for-tests' }],
         ['PUT', '/api/users/policy-dev', { role: 'admin' }],
         ['DELETE', '/api/users/admin', undefined],
       ];
@@ -479,15 +481,17 @@ describe.each(databaseKinds)('failed sign-in rate limit on %s', (kind) => {
   it('answers 429 after 10 failures for one username and address, even for the right password; other usernames are unaffected', async () => {
     const admin = await server.admin();
     expect(
-      (await admin.post('/api/users', { username: 'bystander', password: 'bystander-pw', role: 'developer' })).status,
+      (await admin.post('/api/users', { username: 'bystander', password: 'bystander-pw-for-tests', role: 'developer' }))
+        .status,
     ).toBe(201);
     expect(
-      (await admin.post('/api/users', { username: 'target', password: 'target-pw-123', role: 'developer' })).status,
+      (await admin.post('/api/users', { username: 'target', password: 'target-pw-123-for-tests', role: 'developer' }))
+        .status,
     ).toBe(201);
 
     // A success resets the count, so the 10 below start from zero.
     for (let i = 0; i < 9; i++) expectProblem((await signIn(server, 'target', `wrong-${i}`)).res, 401);
-    expect((await signIn(server, 'target', 'target-pw-123')).res.status).toBe(200);
+    expect((await signIn(server, 'target', 'target-pw-123-for-tests')).res.status).toBe(200);
 
     for (let i = 0; i < 10; i++) {
       const { res } = await signIn(server, 'target', `wrong-${i}`);
@@ -498,12 +502,12 @@ describe.each(databaseKinds)('failed sign-in rate limit on %s', (kind) => {
     expect(limited.res.body.type).toBe('https://tools.ietf.org/html/rfc6585#section-4');
     expect(Number(limited.res.headers.get('retry-after'))).toBeGreaterThan(0);
 
-    const rightPassword = await signIn(server, 'target', 'target-pw-123');
+    const rightPassword = await signIn(server, 'target', 'target-pw-123-for-tests');
     expectProblem(rightPassword.res, 429);
     expect(rightPassword.res.headers.getSetCookie()).toEqual([]);
     expect((await rightPassword.client.get('/auth/me')).status).toBe(401);
 
-    const other = await signIn(server, 'bystander', 'bystander-pw');
+    const other = await signIn(server, 'bystander', 'bystander-pw-for-tests');
     expect(other.res.status).toBe(200);
     expect(other.res.body.id).toBe('bystander');
     expect((await signIn(server, 'bystander', 'wrong')).res.status).toBe(401);
@@ -527,24 +531,29 @@ describe.each(databaseKinds)('seeded admin on %s', (kind) => {
           roles: ['admin'],
           policies: ['canAll', 'canChange'],
         });
-        expect((await admin.put('/api/users/admin', { password: 'changed-admin-pw' })).status).toBe(200);
+        expect((await admin.put('/api/users/admin', { password: 'changed-admin-pw-for-tests' })).status).toBe(200);
       } finally {
         await first.close();
       }
 
       const second = await startTestServer({ database: store.database, args: store.args });
       try {
-        expect((await signIn(second, 'admin', 'changed-admin-pw')).res.status).toBe(200);
+        expect((await signIn(second, 'admin', 'changed-admin-pw-for-tests')).res.status).toBe(200);
         expect((await signIn(second, 'admin', ADMIN_PASSWORD)).res.status).toBe(401);
-        const admin = await second.client().login('admin', 'changed-admin-pw');
+        const admin = await second.client().login('admin', 'changed-admin-pw-for-tests');
         const users = await admin.get('/api/users');
         expect(users.body.map((u: { username: string }) => u.username)).toEqual(['admin']);
         // Another admin removes the seeded one; the next start creates it again with the default password.
         expect(
-          (await admin.post('/api/users', { username: 'second-admin', password: 'second-admin-pw', role: 'admin' }))
-            .status,
+          (
+            await admin.post('/api/users', {
+              username: 'second-admin',
+              password: 'second-admin-pw-for-tests',
+              role: 'admin',
+            })
+          ).status,
         ).toBe(201);
-        const secondAdmin = await second.client().login('second-admin', 'second-admin-pw');
+        const secondAdmin = await second.client().login('second-admin', 'second-admin-pw-for-tests');
         expect((await secondAdmin.delete('/api/users/admin')).status).toBe(204);
       } finally {
         await second.close();
@@ -555,7 +564,7 @@ describe.each(databaseKinds)('seeded admin on %s', (kind) => {
         const { res } = await signIn(third, 'admin', ADMIN_PASSWORD);
         expect(res.status).toBe(200);
         expect(res.body.roles).toEqual(['admin']);
-        expect((await signIn(third, 'second-admin', 'second-admin-pw')).res.status).toBe(200);
+        expect((await signIn(third, 'second-admin', 'second-admin-pw-for-tests')).res.status).toBe(200);
       } finally {
         await third.close();
       }

@@ -14,6 +14,9 @@ export const MeSchema = Type.Object(
     roles: Type.Array(Type.String()),
     policies: Type.Array(Type.String()),
     permissions: Type.Array(Type.String(), { description: 'Equal to policies' }),
+    passwordChangeRequired: Type.Boolean({
+      description: 'True while a Local account still has a password it must change (the seeded default).',
+    }),
   },
   { $id: 'Me' },
 );
@@ -27,6 +30,7 @@ export function meOf(identity: Identity) {
     roles: [...identity.roles],
     policies: [...identity.policies],
     permissions: [...identity.policies],
+    passwordChangeRequired: identity.passwordChangeRequired === true,
   };
 }
 

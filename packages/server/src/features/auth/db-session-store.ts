@@ -1,5 +1,6 @@
 import type { SessionStore } from '@fastify/session';
 import type { Kysely } from 'kysely';
+import { translateDatabaseError } from '../../db/database-errors.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 
 type Callback = (err?: unknown) => void;
@@ -13,10 +14,11 @@ export function createDbSessionStore(
   db: Kysely<DatabaseSchema>,
   idleTimeoutMs: number,
 ): SessionStore & { purgeExpired(): Promise<void> } {
+  // A database that cannot be reached fails the request with 503, like every other read.
   const run = (work: Promise<void>, callback: Callback): void => {
     work.then(
       () => callback(),
-      (err: unknown) => callback(err),
+      (err: unknown) => callback(translateDatabaseError(err)),
     );
   };
   return {
@@ -42,7 +44,7 @@ export function createDbSessionStore(
         .then(
           (row) =>
             callback(null, row && Number(row.expires_at) > Date.now() ? (JSON.parse(row.data) as unknown) : null),
-          (err: unknown) => callback(err),
+          (err: unknown) => callback(translateDatabaseError(err)),
         );
     },
     destroy(sessionId: string, callback: Callback) {

@@ -11,6 +11,8 @@ export interface Identity {
   readonly provider: ProviderKind;
   readonly roles: readonly string[];
   readonly policies: readonly PolicyName[];
+  /** Local accounts: the password must be changed before anything else (the seeded default). */
+  readonly passwordChangeRequired?: boolean;
 }
 
 /** The subject of an audit record. */

@@ -103,6 +103,7 @@ describe.each(databaseKinds)('Jwt provider on %s', (kind) => {
       roles: ['platform-admins'],
       policies: ['canAll', 'canChange'],
       permissions: ['canAll', 'canChange'],
+      passwordChangeRequired: false,
     });
     const editor = await call('GET', '/auth/me', await tokenFor(EDITOR_CLAIMS));
     expect(editor.status).toBe(200);

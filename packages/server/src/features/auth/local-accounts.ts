@@ -5,9 +5,19 @@ import { AppError } from '../../platform/errors.js';
 import type { Authenticator } from './auth-plugin.js';
 import { resolveIdentity, type ClaimSettings, type Identity } from './identity.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.js';
+import { passwordProblems } from './password-policy.js';
 import type { LocalRole, UserRecord } from './user-store.js';
 
-export const MIN_PASSWORD_LENGTH = 8;
+/** `PUT /api/users/me/password` addresses the signed-in user, so no account may be called that. */
+const RESERVED_USERNAMES = new Set(['me']);
+
+function requireAcceptable(field: string, username: string, password: string): void {
+  const problems = passwordProblems(username, password);
+  if (problems.length > 0)
+    throw AppError.invalid(`The ${field === 'password' ? 'password' : 'new password'} is not acceptable.`, {
+      [field]: problems,
+    });
+}
 
 /** The Local provider: users with a password and one role, kept in our database. */
 export class LocalAccounts implements Authenticator {
@@ -23,7 +33,7 @@ export class LocalAccounts implements Authenticator {
     // user named like a canAll role (or a demoted admin called `admin`) would keep canAll.
     const identity = resolveIdentity('local', { sub: user.username, role: user.role }, this.claimSettings);
     if (!identity) throw new Error('A local user always has an id');
-    return { ...identity, name: user.username };
+    return { ...identity, name: user.username, passwordChangeRequired: user.mustChangePassword };
   }
 
   async authenticate(request: FastifyRequest): Promise<Identity | null> {
@@ -31,9 +41,20 @@ export class LocalAccounts implements Authenticator {
     if (!username) return null;
     // Read the user on every request so that a deleted or demoted user loses access at once.
     const user = await this.uow.read.users.get(username);
-    // The session belongs to the account it signed in to, not to one re-created later under that name.
-    if (!user || user.createdAt !== request.session.localUserCreatedAt) return null;
+    if (!user) return null;
+    // The session belongs to the account it signed in to, not to one re-created later under that
+    // name, and ends when the password changes (except where the change was made, see remember()).
+    const { localUserCreatedAt, localUserPasswordChangedAt } = request.session;
+    if (user.createdAt !== localUserCreatedAt) return null;
+    if (user.passwordChangedAt !== (localUserPasswordChangedAt ?? user.createdAt)) return null;
     return this.identityOf(user);
+  }
+
+  /** Ties the request's session to the account as it is now (after sign-in or its own password change). */
+  static remember(request: FastifyRequest, user: UserRecord): void {
+    request.session.localUser = user.username;
+    request.session.localUserCreatedAt = user.createdAt;
+    request.session.localUserPasswordChangedAt = user.passwordChangedAt;
   }
 
   /** Checks credentials in constant time; an unknown user costs the same as a wrong password. */
@@ -52,17 +73,34 @@ export class LocalAccounts implements Authenticator {
     if (!existing) {
       const now = this.clock.nowMicros();
       const passwordHash = await hashPassword(password);
+      const user: UserRecord = {
+        username,
+        passwordHash,
+        role: 'admin',
+        createdAt: now,
+        updatedAt: now,
+        passwordChangedAt: now,
+        mustChangePassword: password === builtInDefault,
+      };
       try {
-        await this.uow.write((ctx) =>
-          ctx.users.insert({ username, passwordHash, role: 'admin', createdAt: now, updatedAt: now }),
-        );
+        await this.uow.write((ctx) => ctx.users.insert(user));
       } catch (error) {
         // Another instance seeded it at the same moment: that is fine.
         if (!(await this.uow.read.users.get(username))) throw error;
       }
     }
     const admin = await this.uow.read.users.get(username);
-    return admin !== undefined && admin.role === 'admin' && (await verifyPassword(builtInDefault, admin.passwordHash));
+    if (!admin || admin.role !== 'admin' || !(await verifyPassword(builtInDefault, admin.passwordHash))) return false;
+    if (!admin.mustChangePassword) {
+      // Seeded before accounts remembered this: the default password must still be changed.
+      await this.uow.write((ctx) =>
+        ctx.users.update(username, {
+          password: { hash: admin.passwordHash, changedAt: admin.passwordChangedAt, mustChange: true },
+          updatedAt: admin.updatedAt,
+        }),
+      );
+    }
+    return true;
   }
 
   list(): Promise<UserRecord[]> {
@@ -76,6 +114,10 @@ export class LocalAccounts implements Authenticator {
   }
 
   async create(input: { username: string; password: string; role: LocalRole }): Promise<UserRecord> {
+    if (RESERVED_USERNAMES.has(input.username.toLowerCase())) {
+      throw AppError.invalid(`The username ${input.username} is reserved.`, { username: ['is reserved'] });
+    }
+    requireAcceptable('password', input.username, input.password);
     const passwordHash = await hashPassword(input.password);
     return this.uow.write(async (ctx) => {
       if (await ctx.users.get(input.username)) throw AppError.alreadyExists(`User ${input.username} already exists.`);
@@ -86,13 +128,17 @@ export class LocalAccounts implements Authenticator {
         role: input.role,
         createdAt: now,
         updatedAt: now,
+        passwordChangedAt: now,
+        mustChangePassword: false,
       };
       await ctx.users.insert(user);
       return user;
     });
   }
 
+  /** An admin's change of a user; a new password ends that user's sessions. */
   async update(username: string, change: { password?: string; role?: LocalRole }): Promise<UserRecord> {
+    if (change.password !== undefined) requireAcceptable('password', username, change.password);
     const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
     return this.uow.write(async (ctx) => {
       const user = await ctx.users.get(username);
@@ -100,10 +146,42 @@ export class LocalAccounts implements Authenticator {
       if (user.role === 'admin' && change.role === 'developer') {
         if ((await ctx.users.countByRole('admin')) <= 1) throw AppError.conflict('The last admin cannot be demoted.');
       }
+      const now = this.clock.nowMicros();
       await ctx.users.update(username, {
-        ...(passwordHash !== undefined ? { passwordHash } : {}),
+        ...(passwordHash !== undefined ? { password: { hash: passwordHash, changedAt: now, mustChange: false } } : {}),
         ...(change.role !== undefined ? { role: change.role } : {}),
-        updatedAt: this.clock.nowMicros(),
+        updatedAt: now,
+      });
+      return (await ctx.users.get(username)) as UserRecord;
+    });
+  }
+
+  /**
+   * A user's change of their own password, with the current one (400 when it is wrong). Ends the
+   * user's other sessions; the caller keeps its own by remembering the returned record.
+   */
+  async changeOwnPassword(username: string, currentPassword: string, newPassword: string): Promise<UserRecord> {
+    const user = await this.verifyCredentials(username, currentPassword);
+    if (!user) {
+      throw AppError.invalid('The current password is wrong.', { currentPassword: ['is wrong'] });
+    }
+    requireAcceptable('newPassword', username, newPassword);
+    if (newPassword === currentPassword) {
+      throw AppError.invalid('The new password is not acceptable.', {
+        newPassword: ['must differ from the current one'],
+      });
+    }
+    const passwordHash = await hashPassword(newPassword);
+    return this.uow.write(async (ctx) => {
+      const now = this.clock.nowMicros();
+      const current = await ctx.users.get(username);
+      // Changed or re-created meanwhile: the check above no longer holds.
+      if (!current || current.passwordHash !== user.passwordHash) {
+        throw AppError.conflict('The password was changed meanwhile; sign in again.');
+      }
+      await ctx.users.update(username, {
+        password: { hash: passwordHash, changedAt: now, mustChange: false },
+        updatedAt: now,
       });
       return (await ctx.users.get(username)) as UserRecord;
     });

@@ -1,6 +1,7 @@
 import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
 import { LocalAccounts } from './local-accounts.js';
 import { localSignInRoutes, userRoutes } from './local-routes.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 /** The built-in default password of the seeded admin; a warning is logged while it is still in use. */
 export const BUILT_IN_ADMIN_PASSWORD = 'admin';
@@ -10,20 +11,21 @@ export function createLocalProvider(
   deps: AuthProviderDependencies,
 ): AuthProvider & { readonly accounts: LocalAccounts } {
   const accounts = new LocalAccounts(deps.uow, deps.clock, deps.claimSettings);
+  const throttle = new SignInThrottle(deps.config.authentication.local.signInLimits);
   return {
     name: 'Local',
     accounts,
     authenticate: (request) => accounts.authenticate(request),
     async registerRoutes(app) {
-      await app.register(localSignInRoutes, { local: accounts });
-      await app.register(userRoutes, { local: accounts });
+      await app.register(localSignInRoutes, { local: accounts, throttle });
+      await app.register(userRoutes, { local: accounts, throttle });
     },
     async start() {
       const { defaultAdminUsername, defaultAdminPassword } = deps.config.authentication.local;
       if (await accounts.seedAdmin(defaultAdminUsername, defaultAdminPassword, BUILT_IN_ADMIN_PASSWORD)) {
         deps.logger.warn(
           { username: defaultAdminUsername },
-          'The admin account still has the built-in default password. Sign in and change it (PUT /api/users/{username}).',
+          'The admin account still has the built-in default password. Sign in and change it (the web UI asks at once; or PUT /api/users/me/password).',
         );
       }
     },

@@ -1,28 +1,40 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { problems, Timestamp } from '../../platform/http/schemas.js';
 import { identityOf } from './auth-plugin.js';
 import { meOf } from './auth-routes.js';
-import { MIN_PASSWORD_LENGTH, type LocalAccounts } from './local-accounts.js';
+import { LocalAccounts } from './local-accounts.js';
+import { MAX_PASSWORD_LENGTH } from './password-policy.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 import type { UserRecord } from './user-store.js';
 
 const meRef = Type.Unsafe<ReturnType<typeof meOf>>({ $ref: 'Me#' });
 
 export interface LocalRoutesOptions {
   local: LocalAccounts;
-  /** Failed sign-ins allowed per username and client address within the window. */
-  maxFailedSignIns?: number;
+  throttle: SignInThrottle;
+}
+
+async function refuseWhileThrottled(
+  throttle: SignInThrottle,
+  username: string,
+  address: string,
+  reply: FastifyReply,
+): Promise<void> {
+  const wait = await throttle.retryAfterSeconds(username, address);
+  if (wait > 0) {
+    void reply.header('retry-after', wait);
+    throw new AppError('RESOURCE_EXHAUSTED', 'Too many failed sign-ins. Try again later.');
+  }
 }
 
 /** The Local provider's sign-in: POST /auth/login and POST /auth/logout. */
 export const localSignInRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (app, options) => {
   const tags = ['auth'];
-  const local = options.local;
-
-  const failedSignIns = new RateLimiterMemory({ points: options.maxFailedSignIns ?? 10, duration: 15 * 60 });
+  const { local, throttle } = options;
 
   app.post(
     '/auth/login',
@@ -33,30 +45,24 @@ export const localSignInRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = 
         summary: 'Sign in with a Local account',
         body: Type.Object({
           username: Type.String({ minLength: 1, maxLength: 200 }),
-          password: Type.String({ maxLength: 1024 }),
+          password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
         }),
         response: { 200: meRef, ...problems(400, 401, 415, 429) },
       },
     },
     async (request, reply) => {
       const { username, password } = request.body;
-      const limiterKey = `${username}\u0000${request.ip}`;
-      const state = await failedSignIns.get(limiterKey);
-      if (state && state.consumedPoints >= failedSignIns.points) {
-        void reply.header('retry-after', Math.ceil(state.msBeforeNext / 1000));
-        throw new AppError('RESOURCE_EXHAUSTED', 'Too many failed sign-ins. Try again later.');
-      }
+      await refuseWhileThrottled(throttle, username, request.ip, reply);
       const user = await local.verifyCredentials(username, password);
       if (!user) {
-        await failedSignIns.penalty(limiterKey, 1);
+        await throttle.failed(username, request.ip);
         request.log.info({ username }, 'failed sign-in');
         throw AppError.unauthenticated('The username or password is wrong.');
       }
-      await failedSignIns.delete(limiterKey);
+      await throttle.succeeded(username, request.ip);
       // A fresh session id at every sign-in: no session fixation.
       await request.session.regenerate();
-      request.session.localUser = user.username;
-      request.session.localUserCreatedAt = user.createdAt;
+      LocalAccounts.remember(request, user);
       return meOf(local.identityOf(user));
     },
   );
@@ -78,7 +84,8 @@ const UserSchema = Type.Object(
 const userRef = Type.Unsafe<ReturnType<typeof userOf>>({ $ref: 'User#' });
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('developer')]);
 const Username = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s/]+$' });
-const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 });
+// Length, the username and common passwords are checked by passwordProblems, with field messages.
+const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH });
 
 function userOf(user: UserRecord) {
   return {
@@ -90,10 +97,40 @@ function userOf(user: UserRecord) {
 }
 
 /** /api/users: Local accounts, only while the Local provider is active (else these paths do not exist). */
-export const userRoutes: FastifyPluginAsyncTypebox<{ local: LocalAccounts }> = async (app, { local }) => {
+export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (app, { local, throttle }) => {
   app.addSchema(UserSchema);
   const tags = ['users'];
   const params = Type.Object({ username: Username });
+
+  app.put(
+    '/api/users/me/password',
+    {
+      config: { policy: 'authenticated' },
+      schema: {
+        tags,
+        summary: 'Change your own password',
+        description:
+          'Needs the current password. Ends your other sessions; this one stays signed in. A new password has at least 12 characters, differs from the username and is not a common password.',
+        body: Type.Object({ currentPassword: Password, newPassword: Password }),
+        response: { 204: Type.Null(), ...problems(400, 401, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const username = identityOf(request).id;
+      // A wrong current password counts as a failed sign-in: a stolen session cannot guess it.
+      await refuseWhileThrottled(throttle, username, request.ip, reply);
+      let user: UserRecord;
+      try {
+        user = await local.changeOwnPassword(username, request.body.currentPassword, request.body.newPassword);
+      } catch (error) {
+        if (error instanceof AppError && error.fieldErrors?.currentPassword)
+          await throttle.failed(username, request.ip);
+        throw error;
+      }
+      LocalAccounts.remember(request, user);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get(
     '/api/users',
@@ -134,7 +171,14 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ local: LocalAccounts }> = a
         response: { 200: userRef, ...problems(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => userOf(await local.update(request.params.username, request.body)),
+    async (request) => {
+      const user = await local.update(request.params.username, request.body);
+      // An admin who sets their own password here keeps this session; all others end.
+      if (request.body.password !== undefined && user.username === identityOf(request).id) {
+        LocalAccounts.remember(request, user);
+      }
+      return userOf(user);
+    },
   );
 
   app.delete(

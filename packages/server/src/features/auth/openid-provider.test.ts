@@ -83,6 +83,7 @@ describe.each(databaseKinds)('OpenId provider on %s', (kind) => {
       roles: ['admin', 'staff'],
       policies: ['canAll', 'canChange'],
       permissions: ['canAll', 'canChange'],
+      passwordChangeRequired: false,
     });
     expect((await browser.get(`${app}/api/auth/me`)).status).toBe(200);
   });

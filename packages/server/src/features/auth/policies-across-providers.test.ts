@@ -87,7 +87,7 @@ describe.each(PROVIDERS)('route policies and membership with the %s provider', (
     const created = await admin('POST', '/api/services', { name: `admin-made ${provider}` });
     expect(created.status).toBe(201);
     const serviceId = (created.body as { id: string }).id;
-    const added = await admin('POST', `/api/services/${serviceId}/members`, { userId: 'someone-else' });
+    const added = await admin('POST', `/api/services/${serviceId}/members`, { userId: harness.people.developer.id });
     expect(added.status).toBe(201);
   });
 

@@ -46,6 +46,8 @@ const samlArgs = (idp: TestIdentityProvider, entityId = IDP_ENTITY_ID): string[]
   `--Authentication:Saml:SpOptionsEntityId=${SP_ENTITY_ID}`,
   `--Authentication:Saml:IdentityProviderEntityId=${entityId}`,
   `--Authentication:Saml:IdentityProviderMetadataUrl=${idp.metadataUrl}`,
+  // The test IdP serves its metadata over plain HTTP on loopback.
+  '--Authentication:Saml:RequireHttpsMetadata=false',
   '--Authentication:RoleClaimType=groups',
   '--Authorization:Policies:canAll:0=rc-admins',
   '--Authorization:Policies:canChange:0=rc-developers',
@@ -119,6 +121,7 @@ describe.each(databaseKinds)('Saml provider on %s', (kind) => {
       roles: ['rc-admins', 'staff'],
       policies: ['canAll', 'canChange'],
       permissions: ['canAll', 'canChange'],
+      passwordChangeRequired: false,
     });
     expect((await client.post('/api/services/search', {})).status).toBe(200);
   });
@@ -343,6 +346,15 @@ describe('Saml provider startup', () => {
     await expect(startTestServer({ args: samlArgs(unreachable) })).rejects.toThrow(
       /Authentication:Saml:IdentityProviderMetadataUrl/,
     );
+  });
+
+  it('refuses an http:// metadata URL unless RequireHttpsMetadata is false, before fetching anything', async () => {
+    const args = samlArgs(idp).filter((a) => !a.includes('RequireHttpsMetadata'));
+    const downloads = idp.metadataRequests;
+    await expect(startTestServer({ args })).rejects.toThrow(
+      /Authentication:Saml:IdentityProviderMetadataUrl must be an https:\/\/ URL when Authentication:Saml:RequireHttpsMetadata is true/,
+    );
+    expect(idp.metadataRequests).toBe(downloads);
   });
 
   it('stops with an error naming the entity id when the metadata describes another one', async () => {

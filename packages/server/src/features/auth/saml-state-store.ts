@@ -1,5 +1,6 @@
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
-import { isUniqueViolation, type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/database-errors.js';
 import type { Clock } from '../../platform/clock.js';
 
 /**

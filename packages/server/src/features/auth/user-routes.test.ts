@@ -77,35 +77,44 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
   });
 
   it('creates a user (201), stores a PBKDF2 hash, and answers it by name', async () => {
-    const res = await admin.post('/api/users', { username: 'carol', password: 'carol-secret-1', role: 'developer' });
+    const res = await admin.post('/api/users', {
+      username: 'carol',
+      password: 'carol-secret-1-for-tests',
+      role: 'developer',
+    });
     expect(res.status).toBe(201);
     expectUser(res.body, 'carol', 'developer');
-    expectNoPasswordField(res, 'carol-secret-1');
+    expectNoPasswordField(res, 'carol-secret-1-for-tests');
 
     const stored = await storedHash('carol');
     expect(stored).toMatch(HASH_FORMAT);
-    expect(stored).not.toContain('carol-secret-1');
+    expect(stored).not.toContain('carol-secret-1-for-tests');
 
     const got = await admin.get('/api/users/carol');
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
-    expectNoPasswordField(got, 'carol-secret-1');
+    expectNoPasswordField(got, 'carol-secret-1-for-tests');
 
     const list = await admin.get('/api/users');
     expect(list.body).toContainEqual(res.body);
-    expectNoPasswordField(list, 'carol-secret-1');
+    expectNoPasswordField(list, 'carol-secret-1-for-tests');
 
-    expect(await canSignIn('carol', 'carol-secret-1')).toBe(200);
+    expect(await canSignIn('carol', 'carol-secret-1-for-tests')).toBe(200);
   });
 
   it('answers 409 for a taken username and leaves the existing user as it was', async () => {
     expect(
-      (await admin.post('/api/users', { username: 'dave', password: 'dave-secret-1', role: 'developer' })).status,
+      (await admin.post('/api/users', { username: 'dave', password: 'dave-secret-1-for-tests', role: 'developer' }))
+        .status,
     ).toBe(201);
     const before = await storedUsers();
-    const res = await admin.post('/api/users', { username: 'dave', password: 'another-secret', role: 'admin' });
+    const res = await admin.post('/api/users', {
+      username: 'dave',
+      password: 'another-secret-for-tests',
+      role: 'admin',
+    });
     expectProblem(res, 409);
-    expectNoSecrets(res, 'another-secret');
+    expectNoSecrets(res, 'another-secret-for-tests');
     expect(await storedUsers()).toEqual(before);
     expect((await admin.get('/api/users/dave')).body.role).toBe('developer');
   });
@@ -113,42 +122,46 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
   it.each([
     [{ username: 'eve', password: 'short7!', role: 'developer' }, 'password'],
     [{ username: 'eve', password: '', role: 'developer' }, 'password'],
-    [{ username: 'eve', password: 'long-enough-pw', role: 'superuser' }, 'role'],
-    [{ username: 'eve', password: 'long-enough-pw', role: 'Admin' }, 'role'],
-    [{ username: 'eve', password: 'long-enough-pw' }, 'role'],
+    [{ username: 'eve', password: 'long-enough-pw-for-tests', role: 'superuser' }, 'role'],
+    [{ username: 'eve', password: 'long-enough-pw-for-tests', role: 'Admin' }, 'role'],
+    [{ username: 'eve', password: 'long-enough-pw-for-tests' }, 'role'],
     [{ username: 'eve', role: 'developer' }, 'password'],
-    [{ password: 'long-enough-pw', role: 'developer' }, 'username'],
-    [{ username: '', password: 'long-enough-pw', role: 'developer' }, 'username'],
-    [{ username: 'with space', password: 'long-enough-pw', role: 'developer' }, 'username'],
-    [{ username: 'with/slash', password: 'long-enough-pw', role: 'developer' }, 'username'],
+    [{ password: 'long-enough-pw-for-tests', role: 'developer' }, 'username'],
+    [{ username: '', password: 'long-enough-pw-for-tests', role: 'developer' }, 'username'],
+    [{ username: 'with space', password: 'long-enough-pw-for-tests', role: 'developer' }, 'username'],
+    [{ username: 'with/slash', password: 'long-enough-pw-for-tests', role: 'developer' }, 'username'],
   ])('answers 400 for %j naming %s, and creates nothing', async (body, field) => {
     const before = await storedUsers();
     const res = await admin.post('/api/users', body);
     expectProblem(res, 400);
     expect(Object.keys(res.body.errors ?? {})).toContain(field);
-    expectNoSecrets(res, 'long-enough-pw', 'short7!');
+    expectNoSecrets(res, 'long-enough-pw-for-tests', 'short7!');
     expect(await storedUsers()).toEqual(before);
   });
 
   it('updates the password (200): the new one signs in, the old one no longer does', async () => {
-    const created = await admin.post('/api/users', { username: 'frank', password: 'frank-old-pw', role: 'developer' });
+    const created = await admin.post('/api/users', {
+      username: 'frank',
+      password: 'frank-old-pw-for-tests',
+      role: 'developer',
+    });
     const oldHash = await storedHash('frank');
-    const res = await admin.put('/api/users/frank', { password: 'frank-new-pw' });
+    const res = await admin.put('/api/users/frank', { password: 'frank-new-pw-for-tests' });
     expect(res.status).toBe(200);
     expectUser(res.body, 'frank', 'developer');
     expect(res.body.createdAt).toBe(created.body.createdAt);
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
-    expectNoPasswordField(res, 'frank-new-pw', 'frank-old-pw');
+    expectNoPasswordField(res, 'frank-new-pw-for-tests', 'frank-old-pw-for-tests');
 
     const newHash = await storedHash('frank');
     expect(newHash).toMatch(HASH_FORMAT);
     expect(newHash).not.toBe(oldHash);
-    expect(await canSignIn('frank', 'frank-new-pw')).toBe(200);
-    expect(await canSignIn('frank', 'frank-old-pw')).toBe(401);
+    expect(await canSignIn('frank', 'frank-new-pw-for-tests')).toBe(200);
+    expect(await canSignIn('frank', 'frank-old-pw-for-tests')).toBe(401);
   });
 
   it('updates the role (200) without touching the password, and rejects a too short new password', async () => {
-    await admin.post('/api/users', { username: 'grace', password: 'grace-secret', role: 'developer' });
+    await admin.post('/api/users', { username: 'grace', password: 'grace-secret-for-tests', role: 'developer' });
     const hash = await storedHash('grace');
     const res = await admin.put('/api/users/grace', { role: 'admin' });
     expect(res.status).toBe(200);
@@ -166,8 +179,8 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
   });
 
   it('deletes a user (204): it is gone and can no longer sign in, and its open session ends', async () => {
-    await admin.post('/api/users', { username: 'heidi', password: 'heidi-secret', role: 'developer' });
-    const heidi = await server.client().login('heidi', 'heidi-secret');
+    await admin.post('/api/users', { username: 'heidi', password: 'heidi-secret-for-tests', role: 'developer' });
+    const heidi = await server.client().login('heidi', 'heidi-secret-for-tests');
     expect((await heidi.get('/auth/me')).status).toBe(200);
 
     const res = await admin.delete('/api/users/heidi');
@@ -175,16 +188,16 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
     expect(res.text).toBe('');
     expectProblem(await admin.get('/api/users/heidi'), 404);
     expect((await storedUsers()).map((u) => u.username)).not.toContain('heidi');
-    expect(await canSignIn('heidi', 'heidi-secret')).toBe(401);
+    expect(await canSignIn('heidi', 'heidi-secret-for-tests')).toBe(401);
     expectProblem(await heidi.get('/auth/me'), 401);
 
     // A new account with the same name is someone else: the old session must not open it.
     expect(
-      (await admin.post('/api/users', { username: 'heidi', password: 'new-heidi-pw', role: 'admin' })).status,
+      (await admin.post('/api/users', { username: 'heidi', password: 'new-heidi-pw-for-tests', role: 'admin' })).status,
     ).toBe(201);
     expectProblem(await heidi.get('/auth/me'), 401);
     expectProblem(await heidi.get('/api/users'), 401);
-    const newHeidi = await server.client().login('heidi', 'new-heidi-pw');
+    const newHeidi = await server.client().login('heidi', 'new-heidi-pw-for-tests');
     expect((await newHeidi.get('/auth/me')).body).toMatchObject({ id: 'heidi', roles: ['admin'] });
     expect((await admin.delete('/api/users/heidi')).status).toBe(204);
   });
@@ -192,14 +205,14 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
   it('answers 404 for an unknown user on get, update and delete, and creates nothing', async () => {
     const before = await storedUsers();
     expectProblem(await admin.get('/api/users/nobody'), 404);
-    expectProblem(await admin.put('/api/users/nobody', { password: 'new-password', role: 'admin' }), 404);
+    expectProblem(await admin.put('/api/users/nobody', { password: 'new-password-for-tests', role: 'admin' }), 404);
     expectProblem(await admin.delete('/api/users/nobody'), 404);
     expect(await storedUsers()).toEqual(before);
   });
 
   it('answers 409 when a user deletes its own account', async () => {
-    await admin.post('/api/users', { username: 'ivan', password: 'ivan-secret', role: 'admin' });
-    const ivan = await server.client().login('ivan', 'ivan-secret');
+    await admin.post('/api/users', { username: 'ivan', password: 'ivan-secret-for-tests', role: 'admin' });
+    const ivan = await server.client().login('ivan', 'ivan-secret-for-tests');
     const before = await storedUsers();
     const res = await ivan.delete('/api/users/ivan');
     expectProblem(res, 409);
@@ -210,8 +223,8 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
   });
 
   it('takes canAll away from a demoted user on its next request, in the same session', async () => {
-    await admin.post('/api/users', { username: 'judy', password: 'judy-secret', role: 'admin' });
-    const judy = await server.client().login('judy', 'judy-secret');
+    await admin.post('/api/users', { username: 'judy', password: 'judy-secret-for-tests', role: 'admin' });
+    const judy = await server.client().login('judy', 'judy-secret-for-tests');
     expect((await judy.get('/api/users')).status).toBe(200);
 
     expect((await admin.put('/api/users/judy', { role: 'developer' })).status).toBe(200);
@@ -270,10 +283,10 @@ describe.each(databaseKinds)('the last admin on %s', (kind) => {
 
   it('allows demoting one of two admins, then refuses the other; the demoted seeded admin loses canAll', async () => {
     const admin = await server.admin();
-    expect((await admin.post('/api/users', { username: 'boss', password: 'boss-secret', role: 'admin' })).status).toBe(
-      201,
-    );
-    const boss = await server.client().login('boss', 'boss-secret');
+    expect(
+      (await admin.post('/api/users', { username: 'boss', password: 'boss-secret-for-tests', role: 'admin' })).status,
+    ).toBe(201);
+    const boss = await server.client().login('boss', 'boss-secret-for-tests');
 
     // The seeded admin is called "admin", like the role: demoting it must still take canAll away.
     expect((await boss.put('/api/users/admin', { role: 'developer' })).status).toBe(200);
@@ -298,7 +311,7 @@ describe.each(databaseKinds)('the last admin on %s', (kind) => {
     for (let round = 0; round < 5; round++) {
       const racer = `racer-${round}`;
       expect(
-        (await admin.post('/api/users', { username: racer, password: 'racer-secret', role: 'admin' })).status,
+        (await admin.post('/api/users', { username: racer, password: 'racer-secret-for-tests', role: 'admin' })).status,
       ).toBe(201);
       expect(
         Object.entries(await roles())
@@ -319,7 +332,7 @@ describe.each(databaseKinds)('the last admin on %s', (kind) => {
 
       // Back to one admin called admin before the next round.
       if (admins[0] !== 'admin') {
-        const survivor = await server.client().login(racer, 'racer-secret');
+        const survivor = await server.client().login(racer, 'racer-secret-for-tests');
         expect((await survivor.put('/api/users/admin', { role: 'admin' })).status).toBe(200);
       }
       expect((await admin.delete(`/api/users/${racer}`)).status).toBe(204);

@@ -9,13 +9,23 @@ export interface UserRecord {
   readonly role: LocalRole;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** When the password was last set; sessions signed in before then have ended. */
+  readonly passwordChangedAt: number;
+  /** The password must be changed before the account is used (the seeded default password). */
+  readonly mustChangePassword: boolean;
+}
+
+export interface UserChange {
+  readonly password?: { readonly hash: string; readonly changedAt: number; readonly mustChange: boolean };
+  readonly role?: LocalRole;
+  readonly updatedAt: number;
 }
 
 export interface UserStore {
   list(): Promise<UserRecord[]>;
   get(username: string): Promise<UserRecord | undefined>;
   insert(user: UserRecord): Promise<void>;
-  update(username: string, change: { passwordHash?: string; role?: LocalRole; updatedAt: number }): Promise<void>;
+  update(username: string, change: UserChange): Promise<void>;
   delete(username: string): Promise<boolean>;
   /** Counts the users with the role and locks their rows until the transaction ends. */
   countByRole(role: LocalRole): Promise<number>;
@@ -28,6 +38,8 @@ function toRecord(row: Selectable<UsersTable>): UserRecord {
     role: row.role as LocalRole,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+    passwordChangedAt: Number(row.password_changed_at),
+    mustChangePassword: Number(row.must_change_password) === 1,
   };
 }
 
@@ -49,6 +61,8 @@ export function createUserStore(db: Kysely<DatabaseSchema>): UserStore {
           role: user.role,
           created_at: user.createdAt,
           updated_at: user.updatedAt,
+          password_changed_at: user.passwordChangedAt,
+          must_change_password: user.mustChangePassword ? 1 : 0,
         })
         .execute();
     },
@@ -56,7 +70,13 @@ export function createUserStore(db: Kysely<DatabaseSchema>): UserStore {
       await db
         .updateTable('users')
         .set({
-          ...(change.passwordHash !== undefined ? { password_hash: change.passwordHash } : {}),
+          ...(change.password !== undefined
+            ? {
+                password_hash: change.password.hash,
+                password_changed_at: change.password.changedAt,
+                must_change_password: change.password.mustChange ? 1 : 0,
+              }
+            : {}),
           ...(change.role !== undefined ? { role: change.role } : {}),
           updated_at: change.updatedAt,
         })

@@ -2,9 +2,9 @@ import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/audit-view.js';
-import { actorOf, hasPolicy, type Actor, type Identity } from '../auth/identity.js';
-import { entryChangeOf } from '../realtime/change-hub.js';
+import { auditView } from '../audit/index.js';
+import { actorOf, hasPolicy, type Actor, type Identity } from '../auth/index.js';
+import { entryChangeOf } from '../realtime/index.js';
 import type { EntryMetadata, EntryRecord } from './entry-store.js';
 import { checkKey, checkValue } from './value-types.js';
 
@@ -62,7 +62,7 @@ export class EntryCommands {
         deleted: false,
       };
       await ctx.entries.insert(entry);
-      await this.audit(ctx, actor, serviceId, entry.id, 'Created', { after: auditView(entry) });
+      await this.audit(ctx, actor, { serviceId, entry, timestamp }, 'Created', { after: auditView(entry) });
       ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [entryChangeOf(entry)] });
       return entry;
     });
@@ -139,7 +139,7 @@ export class EntryCommands {
           generation: after.generation,
           changedAt: timestamp,
         });
-        await this.audit(ctx, actor, serviceId, after.id, 'ValueSet', {
+        await this.audit(ctx, actor, { serviceId, entry: after, timestamp }, 'ValueSet', {
           before: { key: before.key, rawValue: before.rawValue, generation: before.generation },
           after: { key: after.key, rawValue: after.rawValue, generation: after.generation },
         });
@@ -185,7 +185,7 @@ export class EntryCommands {
         changedAt: timestamp,
       };
       await ctx.entries.setMetadata(entryId, { ...metadata, generation: after.generation, changedAt: timestamp });
-      await this.audit(ctx, actor, serviceId, entryId, 'Updated', {
+      await this.audit(ctx, actor, { serviceId, entry: after, timestamp }, 'Updated', {
         before: auditView(before),
         after: auditView(after),
       });
@@ -201,7 +201,7 @@ export class EntryCommands {
       const before = await requireEntry(ctx, versionId, entryId);
       const generation = before.generation + 1;
       await ctx.entries.markDeleted(entryId, { generation, changedAt: timestamp });
-      await this.audit(ctx, actor, serviceId, entryId, 'Deleted', { before: auditView(before) });
+      await this.audit(ctx, actor, { serviceId, entry: before, timestamp }, 'Deleted', { before: auditView(before) });
       ctx.recordChange({
         serviceId,
         versionId,
@@ -218,22 +218,24 @@ export class EntryCommands {
     return ts;
   }
 
+  /** An entry's audit record carries its version and key, and the change's time on the version clock. */
   private audit(
     ctx: WriteContext,
     actor: Actor,
-    serviceId: string,
-    entryId: string,
+    change: { serviceId: string; entry: EntryRecord; timestamp: number },
     action: 'Created' | 'Updated' | 'Deleted' | 'ValueSet',
     changes: { before?: unknown; after?: unknown },
   ): Promise<void> {
     return ctx.audit.append({
       id: this.ids.newId(),
-      serviceId,
+      serviceId: change.serviceId,
       entityType: 'Entry',
-      entityId: entryId,
+      entityId: change.entry.id,
+      versionId: change.entry.versionId,
+      entryKey: change.entry.key,
       action,
       ...actor,
-      timestamp: this.clock.nowMicros(),
+      timestamp: change.timestamp,
       changes,
     });
   }

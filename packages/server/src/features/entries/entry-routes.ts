@@ -2,14 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/auth-plugin.js';
-import { actorOf } from '../auth/identity.js';
+import { identityOf } from '../auth/index.js';
+import { actorOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
 import type { EntryQueries } from './entry-queries.js';
+import { ENTRY_LIMITS } from './entry-limits.js';
 import type { EntryRecord } from './entry-store.js';
-
-/** CONTRACT.md: a rawValue up to 256 KiB. */
-export const MAX_RAW_VALUE_LENGTH = 256 * 1024;
 
 const EntrySchema = Type.Object(
   {
@@ -30,7 +28,7 @@ const EntrySchema = Type.Object(
 );
 const entryRef = Type.Unsafe<ReturnType<typeof entryOf>>({ $ref: 'Entry#' });
 
-const RawValue = Nullable(Type.String({ maxLength: MAX_RAW_VALUE_LENGTH }));
+const RawValue = Nullable(Type.String({ maxLength: ENTRY_LIMITS.rawValue }));
 const Text = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 
 function entryOf(e: EntryRecord) {
@@ -76,16 +74,20 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
         tags,
         params,
         body: Type.Object({
-          key: Type.String({ minLength: 1, maxLength: 512 }),
+          key: Type.String({ minLength: 1, maxLength: ENTRY_LIMITS.key }),
           name: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 200, description: 'Display name; defaults to the key' }),
+            Type.String({
+              minLength: 1,
+              maxLength: ENTRY_LIMITS.name,
+              description: 'Display name; defaults to the key',
+            }),
           ),
           rawValue: Type.Optional(RawValue),
           valueType: Type.Integer({ minimum: 0, maximum: 8 }),
-          enumDefinition: Text(4000),
-          description: Text(4000),
-          groupName: Text(200),
-          groupDescription: Text(4000),
+          enumDefinition: Text(ENTRY_LIMITS.enumDefinition),
+          description: Text(ENTRY_LIMITS.description),
+          groupName: Text(ENTRY_LIMITS.groupName),
+          groupDescription: Text(ENTRY_LIMITS.groupDescription),
         }),
         response: { 201: entryRef, ...problems(400, 401, 403, 404, 409) },
       },
@@ -141,11 +143,11 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
         summary: 'Update display metadata and the default value; omitted fields keep their value',
         params: entryParams,
         body: Type.Object({
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-          description: Text(4000),
-          groupName: Text(200),
-          groupDescription: Text(4000),
-          enumDefinition: Text(4000),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: ENTRY_LIMITS.name })),
+          description: Text(ENTRY_LIMITS.description),
+          groupName: Text(ENTRY_LIMITS.groupName),
+          groupDescription: Text(ENTRY_LIMITS.groupDescription),
+          enumDefinition: Text(ENTRY_LIMITS.enumDefinition),
           rawValue: Type.Optional(RawValue),
           generation: Type.Integer({ minimum: 0 }),
         }),

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DatabaseSchema, EntriesTable } from '../../db/schema.js';
 
 export interface EntryRecord {
@@ -32,9 +32,13 @@ export interface EntryStore {
   getManyLive(versionId: string, ids: readonly string[]): Promise<EntryRecord[]>;
   /** The row holding a key, live or tombstone. */
   findByKey(versionId: string, key: string): Promise<EntryRecord | undefined>;
+  /** The rows holding any of the keys, live or tombstone. */
+  findByKeys(versionId: string, keys: readonly string[]): Promise<EntryRecord[]>;
   insert(entry: EntryRecord): Promise<void>;
-  /** Removes a row for good (a tombstone replaced by a re-created key). */
-  purge(id: string): Promise<void>;
+  /** Inserts several entries with one statement. */
+  insertMany(entries: readonly EntryRecord[]): Promise<void>;
+  /** Removes rows for good (tombstones replaced by re-created keys). */
+  purge(...ids: string[]): Promise<void>;
   setValue(id: string, change: { rawValue: string | null; generation: number; changedAt: number }): Promise<void>;
   setMetadata(id: string, change: EntryMetadata & { generation: number; changedAt: number }): Promise<void>;
   /** Turns an entry into a tombstone: value null, deleted, generation and change time advanced. */
@@ -60,6 +64,26 @@ function toRecord(row: Selectable<EntriesTable>): EntryRecord {
     updatedAt: Number(row.updated_at),
     changedAt: Number(row.changed_at),
     deleted: Number(row.deleted) === 1,
+  };
+}
+
+function toRow(e: EntryRecord): Insertable<EntriesTable> {
+  return {
+    id: e.id,
+    version_id: e.versionId,
+    key: e.key,
+    name: e.name,
+    raw_value: e.rawValue,
+    value_type: e.valueType,
+    enum_definition: e.enumDefinition,
+    description: e.description,
+    group_name: e.groupName,
+    group_description: e.groupDescription,
+    generation: e.generation,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+    changed_at: e.changedAt,
+    deleted: e.deleted ? 1 : 0,
   };
 }
 
@@ -118,30 +142,24 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
         .executeTakeFirst();
       return row ? toRecord(row) : undefined;
     },
-    async insert(e) {
-      await db
-        .insertInto('entries')
-        .values({
-          id: e.id,
-          version_id: e.versionId,
-          key: e.key,
-          name: e.name,
-          raw_value: e.rawValue,
-          value_type: e.valueType,
-          enum_definition: e.enumDefinition,
-          description: e.description,
-          group_name: e.groupName,
-          group_description: e.groupDescription,
-          generation: e.generation,
-          created_at: e.createdAt,
-          updated_at: e.updatedAt,
-          changed_at: e.changedAt,
-          deleted: e.deleted ? 1 : 0,
-        })
+    async findByKeys(versionId, keys) {
+      if (keys.length === 0) return [];
+      const rows = await db
+        .selectFrom('entries')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('key', 'in', [...keys])
         .execute();
+      return rows.map(toRecord);
     },
-    async purge(id) {
-      await db.deleteFrom('entries').where('id', '=', id).execute();
+    async insert(e) {
+      await db.insertInto('entries').values(toRow(e)).execute();
+    },
+    async insertMany(entries) {
+      if (entries.length > 0) await db.insertInto('entries').values(entries.map(toRow)).execute();
+    },
+    async purge(...ids) {
+      if (ids.length > 0) await db.deleteFrom('entries').where('id', 'in', ids).execute();
     },
     setValue: (id, change) => applyChange(id, { raw_value: change.rawValue }, change),
     setMetadata: (id, change) =>

@@ -42,7 +42,20 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 // .NET TimeSpan text: [-][d.]HH:mm:ss[.fffffff]
-const TIME_SPAN = /^-?(?:\d{1,8}\.)?([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d{1,7})?$/;
+const TIME_SPAN = /^(-?)(?:(\d{1,8})\.)?([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,7}))?$/;
+/** TimeSpan.MaxValue in ticks (100 ns): 10675199.02:48:05.4775807; MinValue is one tick further. */
+const MAX_TIME_SPAN_TICKS = 9_223_372_036_854_775_807n;
+
+/** A .NET TimeSpan in its invariant text form, within TimeSpan.MinValue…MaxValue. */
+function isTimeSpan(value: string): boolean {
+  const match = TIME_SPAN.exec(value);
+  if (!match) return false;
+  const [, sign, days = '0', hours, minutes, seconds, fraction = ''] = match;
+  const wholeSeconds =
+    ((BigInt(days) * 24n + BigInt(hours ?? 0)) * 60n + BigInt(minutes ?? 0)) * 60n + BigInt(seconds ?? 0);
+  const ticks = wholeSeconds * 10_000_000n + BigInt(fraction.padEnd(7, '0'));
+  return ticks <= MAX_TIME_SPAN_TICKS + (sign === '-' ? 1n : 0n);
+}
 
 function isDateTime(value: string): boolean {
   const match = DATE_TIME.exec(value);
@@ -83,7 +96,9 @@ export function checkValue(valueType: number, rawValue: string | null, enumDefin
     case ValueType.DateTime:
       return isDateTime(rawValue) ? null : 'must be an ISO 8601 date and time';
     case ValueType.TimeSpan:
-      return TIME_SPAN.test(rawValue) ? null : 'must be a time span [-][d.]HH:mm:ss[.fffffff]';
+      return isTimeSpan(rawValue)
+        ? null
+        : 'must be a time span [-][d.]HH:mm:ss[.fffffff] within ±10675199.02:48:05.4775807';
     case ValueType.Enum: {
       const allowed = enumValues(enumDefinition);
       if (allowed.length === 0) return 'cannot be set: the entry defines no allowed values';

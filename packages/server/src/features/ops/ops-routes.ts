@@ -8,8 +8,11 @@ export interface OpsRoutesOptions {
   metrics: Metrics;
   /** Resolves when the database answers. */
   ping: () => Promise<void>;
-  /** True once graceful shutdown has begun: load balancers should stop sending traffic. */
-  isShuttingDown: () => boolean;
+  /**
+   * Where the server is in its life: still waiting for its database at start, serving, or shutting
+   * down (load balancers should stop sending traffic).
+   */
+  readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -17,7 +20,7 @@ const READY_TIMEOUT_MS = 2000;
 /** /healthz, /readyz and /metrics: no sign-in, no request logging noise. */
 export const opsRoutes: FastifyPluginAsyncTypebox<OpsRoutesOptions> = async (app, options) => {
   const tags = ['operations'];
-  const config = { policy: 'public' as const };
+  const config = { policy: 'public' as const, beforeStart: true };
   // No per-request info lines for probes, but never louder than the configured level (a route's
   // logLevel replaces it, so a plain 'warn' would make a 'silent' or 'error' server log warnings).
   const logLevel = (['trace', 'debug', 'info'].includes(app.log.level) ? 'warn' : app.log.level) as LogLevel;
@@ -29,7 +32,11 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRoutesOptions> = async (app
   );
 
   app.get('/readyz', { config, logLevel, schema: { tags } }, async (_request, reply) => {
-    if (options.isShuttingDown()) return sendProblem(reply, problemFor('UNAVAILABLE', 'The server is shutting down.'));
+    const state = options.readiness();
+    if (state === 'shutting-down') return sendProblem(reply, problemFor('UNAVAILABLE', 'The server is shutting down.'));
+    if (state === 'waiting-for-database') {
+      return sendProblem(reply, problemFor('UNAVAILABLE', 'The server is starting: it is waiting for its database.'));
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([

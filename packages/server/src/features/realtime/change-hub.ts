@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { EntryRecord } from '../entries/entry-store.js';
+import type { EntryRecord } from '../entries/index.js';
 
 /** One entry's new state in a change. */
 export interface EntryChange {

@@ -1,43 +1,34 @@
-import { create } from '@bufbuild/protobuf';
 import type { Code } from '@connectrpc/connect';
 import { ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
-import {
-  CreateVersionResponseSchema,
-  IsVersionExistResponseSchema,
-  RealtimeConfigGrpcService,
-  type SubscriptionEvent,
-} from '@realtime-config/protocol';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import type { VersionRegistration } from '../versions/version-registration.js';
+import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '@realtime-config/protocol';
+import type { ConfigCalls } from './config-calls.js';
 import type { EventBatch } from './event-batch.js';
-import type { GrpcAuthorizer } from './grpc-authorizer.js';
+import type { GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
-import { parseSubscribeRequest, requireLabel, requireUuid } from './subscribe-request.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
-import type { VersionSnapshots } from './version-snapshots.js';
 
 export interface ConfigRpcDependencies {
-  readonly uow: UnitOfWork;
-  readonly snapshots: VersionSnapshots;
-  readonly registration: VersionRegistration;
+  readonly calls: ConfigCalls;
   readonly subscriptions: Subscriptions;
   readonly logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
-  /** Checks each call's credentials (Grpc:RequireAuthentication) and names its actor for the audit log. */
-  readonly authorizer: GrpcAuthorizer;
   /** Bytes of events a subscriber may have waiting before it counts as too slow. */
   readonly maxBufferedBytes: number;
 }
 
+function credentialsOf(context: HandlerContext): GrpcCredentials {
+  return {
+    authorization: context.requestHeader.get('authorization') ?? undefined,
+    cookie: context.requestHeader.get('cookie') ?? undefined,
+  };
+}
+
 /**
- * The four RPCs of RealtimeConfigGrpcService for Connect-ES, which serves them over gRPC, gRPC-Web
- * and the Connect protocol. Native gRPC StartSubscribe calls over HTTP/2 take the fast path in
- * native-subscribe.ts instead; both produce the same messages from the same Subscriptions.
+ * The four RPCs of RealtimeConfigGrpcService for Connect-ES, which serves gRPC-Web and the Connect
+ * protocol (and gRPC that the native path does not take). Native gRPC over HTTP/2 takes the native
+ * path instead (native-calls.ts); both do the work through ConfigCalls and Subscriptions.
  */
 export function configRpcRoutes(deps: ConfigRpcDependencies) {
-  const { uow, snapshots, registration, subscriptions, logger, authorizer } = deps;
-  // After the request is validated: the service it names decides which API keys may call.
-  const authorize = (context: HandlerContext, serviceId: string) =>
-    authorizer.authorize(context.requestHeader.get('authorization') ?? undefined, serviceId);
+  const { calls, subscriptions, logger } = deps;
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -47,70 +38,38 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
   };
 
   return (router: ConnectRouter): void => {
+    // GetConfig in the Konfigo layout; the gateway sends GetConfig calls here when configured to.
+    router.service(KonfigoLayoutService, {
+      getConfig: (request, context) => guard(() => calls.getKonfigoConfig(request, credentialsOf(context))),
+    });
     router.service(RealtimeConfigGrpcService, {
-      getConfig: (request, context) =>
-        guard(async () => {
-          requireUuid('service_id', request.serviceId);
-          requireLabel(request.version);
-          await authorize(context, request.serviceId);
-          return snapshots.getConfig(request.serviceId.toLowerCase(), request.version);
-        }),
-
-      isVersionExists: (request, context) =>
-        guard(async () => {
-          requireUuid('service_id', request.serviceId);
-          requireLabel(request.version);
-          await authorize(context, request.serviceId);
-          const version = await uow.read.versions.findByLabel(request.serviceId.toLowerCase(), request.version);
-          return create(IsVersionExistResponseSchema, version ? { versionId: version.id } : {});
-        }),
-
-      createVersion: (request, context) =>
-        guard(async () => {
-          requireUuid('service_id', request.serviceId);
-          const actor = await authorize(context, request.serviceId);
-          const versionId = await registration.register(
-            actor,
-            request.serviceId.toLowerCase(),
-            request.version,
-            request.classes.map((c) => ({
-              name: c.name,
-              description: c.description ?? null,
-              entries: c.entries.map((e) => ({
-                key: e.key,
-                name: e.name,
-                description: e.description ?? null,
-                valueType: e.valueType,
-                enumValues: e.enumValues ?? null,
-                defaultValue: e.value ?? null,
-              })),
-            })),
-          );
-          return create(CreateVersionResponseSchema, { versionId });
-        }),
+      getConfig: (request, context) => guard(() => calls.getConfig(request, credentialsOf(context))),
+      isVersionExists: (request, context) => guard(() => calls.isVersionExists(request, credentialsOf(context))),
+      createVersion: (request, context) => guard(() => calls.createVersion(request, credentialsOf(context))),
 
       async *startSubscribe(request, context): AsyncGenerator<SubscriptionEvent> {
-        const parsed = await guard(async () => {
-          const result = parseSubscribeRequest(request);
-          await authorize(context, result.serviceId);
-          return result;
-        });
+        const parsed = await guard(() => calls.subscribeRequest(request, credentialsOf(context)));
         const queue = new BatchQueue(deps.maxBufferedBytes);
-        const subscription = await guard(() =>
-          subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue),
-        );
+        // Listen before the backfill is read: a client gone meanwhile must still end its subscription.
         const onAbort = (): void => queue.finish(null);
         context.signal.addEventListener('abort', onAbort);
         try {
-          for (;;) {
-            const next = await queue.next();
-            if (next === null) return;
-            if (next instanceof ConnectError) throw next;
-            yield next.message();
+          if (context.signal.aborted) onAbort();
+          const subscription = await guard(() =>
+            subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue),
+          );
+          try {
+            for (;;) {
+              const next = await queue.next();
+              if (next === null) return;
+              if (next instanceof ConnectError) throw next;
+              yield next.message();
+            }
+          } finally {
+            subscription.close();
           }
         } finally {
           context.signal.removeEventListener('abort', onAbort);
-          subscription.close();
         }
       },
     });

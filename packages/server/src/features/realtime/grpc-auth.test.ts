@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { RealtimeConfigGrpcService, ValueType, type SubscriptionEvent } from '@realtime-config/protocol';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectStream } from '../../test-support/connect-stream.js';
 import { GrpcTestClient } from '../../test-support/grpc-client.js';
@@ -220,9 +221,45 @@ describe.each(databaseKinds)('gRPC with Grpc:RequireAuthentication on %s', (kind
       UNAUTHENTICATED,
     );
   });
+
+  it("accepts the web console's session cookie over gRPC-Web and Connect: canChange users only, never after sign-out", async () => {
+    const developer = await server.userWithRole('console-dev', 'developer');
+    const noRole = await server.userWithRole('console-none', 'developer');
+    const cookieOf = (client: ApiClient) => ({ headers: { cookie: client.sessionCookie ?? '' } });
+    const webClient = createClient(
+      RealtimeConfigGrpcService,
+      createGrpcWebTransport({ httpVersion: '1.1', baseUrl: server.baseUrl }),
+    );
+    for (const client of [webClient, connectClient]) {
+      expect(await connectCode(client.getConfig({ serviceId, version: '1.0.0' }, cookieOf(developer)))).toBe(OK);
+      const stream = new ConnectStream<SubscriptionEvent>(
+        (signal) => client.startSubscribe({ serviceId, versionId }, { signal, ...cookieOf(developer) }),
+        (messages) => messages.length > 0,
+      );
+      await stream.done;
+      expect(stream.messages.length).toBeGreaterThan(0);
+      // A forged or unknown cookie is no sign-in.
+      const forged = { headers: { cookie: 'rc_session=abc.def' } };
+      expect(await connectCode(client.getConfig({ serviceId, version: '1.0.0' }, forged))).toBe(UNAUTHENTICATED);
+    }
+    // Demoted to no policy at all: the session is still valid but may not read.
+    await server.app.database.db
+      .updateTable('users')
+      .set({ role: 'auditor' })
+      .where('username', '=', 'console-none')
+      .execute();
+    expect(await connectCode(connectClient.getConfig({ serviceId, version: '1.0.0' }, cookieOf(noRole)))).toBe(
+      PERMISSION_DENIED,
+    );
+    const signedOut = developer.sessionCookie ?? '';
+    expect((await developer.post('/auth/logout')).status).toBe(204);
+    expect(
+      await connectCode(connectClient.getConfig({ serviceId, version: '1.0.0' }, { headers: { cookie: signedOut } })),
+    ).toBe(UNAUTHENTICATED);
+  });
 });
 
-describe('gRPC without Grpc:RequireAuthentication (the default)', () => {
+describe('gRPC with Grpc:RequireAuthentication=false (the shipped quick start)', () => {
   let server: TestServer;
   let grpcClient: GrpcTestClient;
   let serviceId: string;
@@ -344,5 +381,23 @@ describe('gRPC with Grpc:RequireAuthentication and the Jwt provider', () => {
     expect(
       await grpcCode(grpcClient.isVersionExists({ serviceId, version: '1.0.0' }, metadataOf(`Bearer ${apiKey}`))),
     ).toBe(OK);
+  });
+});
+
+describe('the warning while gRPC is anonymous', () => {
+  const startLogged = async (requireAuthentication: boolean) => {
+    const lines: Array<{ level: number; msg?: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const server = await startTestServer({
+      args: [`--Grpc:RequireAuthentication=${requireAuthentication}`],
+      deps: { logger },
+    });
+    await server.close();
+    return lines.filter((l) => l.level === 40 && /without credentials/.test(l.msg ?? ''));
+  };
+
+  it('is logged at every start with Grpc:RequireAuthentication=false, and not with true', async () => {
+    expect(await startLogged(false)).toHaveLength(1);
+    expect(await startLogged(true)).toHaveLength(0);
   });
 });

@@ -1,16 +1,25 @@
 import { AppError } from '../../platform/errors.js';
-import { API_KEY_PREFIX, apiKeyActor, type ApiKeys } from '../auth/api-keys.js';
-import { actorOf, type Actor, type Identity } from '../auth/identity.js';
+import { API_KEY_PREFIX, apiKeyActor, type ApiKeys } from '../auth/index.js';
+import { actorOf, type Actor, type Identity } from '../auth/index.js';
+
+/** What a call may present: a bearer token or API key, or the web console's session cookie. */
+export interface GrpcCredentials {
+  readonly authorization?: string | undefined;
+  readonly cookie?: string | undefined;
+}
 
 /** Decides who makes a gRPC call, for the request's service; throws UNAUTHENTICATED or PERMISSION_DENIED. */
 export interface GrpcAuthorizer {
-  authorize(authorizationHeader: string | undefined, serviceId: string): Promise<Actor>;
+  authorize(credentials: GrpcCredentials, serviceId: string): Promise<Actor>;
+  /** Refuses at once a call that carries no credential at all where one is needed, before its message is read. */
+  requirePresent(credentials: GrpcCredentials): void;
 }
 
 /** Who registers versions when gRPC needs no credentials: the client SDK, as before API keys. */
 export const ANONYMOUS_CLIENT: Actor = Object.freeze({ userId: 'client-sdk', userName: 'client SDK' });
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+const MISSING_CREDENTIALS = 'This call needs "authorization: Bearer <API key or token>".';
 
 export interface GrpcAuthorizerOptions {
   /** Grpc:RequireAuthentication. */
@@ -18,15 +27,26 @@ export interface GrpcAuthorizerOptions {
   readonly apiKeys: Pick<ApiKeys, 'authenticate'>;
   /** The active provider's bearer check (Jwt); without it only API keys are accepted. */
   readonly verifyBearer?: (token: string) => Promise<Identity | null>;
+  /** The identity of a signed-in console session, from the Cookie header. */
+  readonly sessionIdentity?: (cookieHeader: string | undefined) => Promise<Identity | null>;
 }
 
 export function createGrpcAuthorizer(options: GrpcAuthorizerOptions): GrpcAuthorizer {
-  if (!options.required) return { authorize: () => Promise.resolve(ANONYMOUS_CLIENT) };
-  const { apiKeys, verifyBearer } = options;
+  if (!options.required) return { authorize: () => Promise.resolve(ANONYMOUS_CLIENT), requirePresent: () => undefined };
+  const { apiKeys, verifyBearer, sessionIdentity } = options;
   return {
-    async authorize(header, serviceId) {
-      const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-      if (!token) throw AppError.unauthenticated('This call needs "authorization: Bearer <API key or token>".');
+    requirePresent({ authorization, cookie }) {
+      if (!authorization && !cookie) throw AppError.unauthenticated(MISSING_CREDENTIALS);
+    },
+    async authorize({ authorization, cookie }, serviceId) {
+      const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+      if (!token) {
+        const identity = sessionIdentity ? await sessionIdentity(cookie) : null;
+        if (!identity) throw AppError.unauthenticated(MISSING_CREDENTIALS);
+        // The console's live view: a signed-in user who may read and change values.
+        if (!identity.policies.includes('canChange')) throw AppError.forbidden('This call needs the canChange policy.');
+        return actorOf(identity);
+      }
       if (token.startsWith(API_KEY_PREFIX)) {
         const key = await apiKeys.authenticate(token);
         if (!key) throw AppError.unauthenticated('The API key is not valid or has been revoked.');

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type http2 from 'node:http2';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
-import { SERVICE_PATH } from '@realtime-config/protocol';
-import type { Metrics } from '../ops/metrics.js';
+import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '@realtime-config/protocol';
+import type { Metrics } from '../ops/index.js';
 import { configRpcRoutes, type ConfigRpcDependencies } from './config-rpc.js';
-import { serveNativeGetConfig } from './native-get-config.js';
+import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';
 import { isNativeGrpc } from './native-grpc.js';
 import { serveNativeSubscribe } from './native-subscribe.js';
 
@@ -13,6 +13,14 @@ type AnyResponse = ServerResponse | http2.Http2ServerResponse;
 
 /** `/<any package>.RealtimeConfigGrpcService/<Method>` or `/RealtimeConfigGrpcService/<Method>`. */
 const SERVICE_ALIAS = /^\/(?:[A-Za-z_][\w.]*\.)?RealtimeConfigGrpcService\/(\w+)$/;
+
+/** The methods of the service; calls of any other name are counted as `unknown`. */
+const METHODS = ['GetConfig', 'IsVersionExists', 'CreateVersion', 'StartSubscribe'] as const;
+type Method = (typeof METHODS)[number];
+const isMethod = (name: string): name is Method => (METHODS as readonly string[]).includes(name);
+
+/** Grpc:GetConfigLayout: SPEC.md's GetConfigResponse, or the one of the existing Konfigo SDKs. */
+export type GetConfigLayout = 'Spec' | 'Konfigo';
 
 /**
  * The canonical method path for any package prefix (CONTRACT.md section 5), so clients generated
@@ -23,10 +31,10 @@ export function canonicalPath(path: string): string {
   return match ? `${SERVICE_PATH}/${match[1]}` : path;
 }
 
-export interface GrpcGatewayOptions extends ConfigRpcDependencies {
+export interface GrpcGatewayOptions extends ConfigRpcDependencies, NativeCallOptions {
   readonly metrics: Metrics;
   readonly keepAliveMs: number;
-  readonly maxBufferedBytes: number;
+  readonly getConfigLayout: GetConfigLayout;
   /** Where everything that is not an RPC goes: the REST API and the UI. */
   readonly fallback: (req: AnyRequest, res: AnyResponse) => void;
 }
@@ -39,44 +47,50 @@ export interface GrpcGateway {
   shutdown(): void;
 }
 
-/** gRPC on the shared port: native StartSubscribe fast path, Connect-ES for the rest, HTTP/2 keep-alive. */
+/**
+ * gRPC on the shared port: native gRPC over HTTP/2 on the native path (every method; StartSubscribe
+ * is the fan-out fast path), gRPC-Web and the Connect protocol through Connect-ES, HTTP/2 keep-alive.
+ */
 export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
   const shutdownController = new AbortController();
   const connectHandler = connectNodeAdapter({
     routes: configRpcRoutes(options),
     fallback: (req, res) => options.fallback(req, res as unknown as AnyResponse),
     shutdownSignal: shutdownController.signal,
+    // Before and after decompression, on every protocol Connect-ES serves.
+    readMaxBytes: options.maxReceiveMessageBytes,
     grpc: true,
     grpcWeb: true,
     connect: true,
   });
+  const konfigoGetConfig = options.getConfigLayout === 'Konfigo';
+  const count = (name: string, path: 'native' | 'connect'): void =>
+    options.metrics.grpcCalls.inc({ method: isMethod(name) ? name : 'unknown', path });
 
   const keepAlive = createKeepAlive(options.keepAliveMs);
 
   return {
     handler(req, res) {
       const url = req.url ?? '/';
-      const path = canonicalPath(url);
-      if (path !== url) req.url = path;
+      let path = canonicalPath(url);
       if (path.startsWith(`${SERVICE_PATH}/`)) {
-        options.metrics.grpcCalls.inc({ method: path.slice(SERVICE_PATH.length + 1), path: 'connect' });
+        const method = path.slice(SERVICE_PATH.length + 1);
+        count(method, 'connect');
+        if (konfigoGetConfig && method === 'GetConfig') path = `${KONFIGO_LAYOUT_SERVICE_PATH}/GetConfig`;
       }
+      if (path !== url) req.url = path;
       connectHandler(req as IncomingMessage, res as ServerResponse);
     },
     onHttp2Stream(stream, headers) {
       if (!isNativeGrpc(headers)) return false;
       const path = canonicalPath(headers[':path'] ?? '');
-      if (path === `${SERVICE_PATH}/StartSubscribe`) {
-        options.metrics.grpcCalls.inc({ method: 'StartSubscribe', path: 'native' });
-        serveNativeSubscribe(stream, options, headers.authorization);
-        return true;
-      }
-      if (path === `${SERVICE_PATH}/GetConfig`) {
-        options.metrics.grpcCalls.inc({ method: 'GetConfig', path: 'native' });
-        serveNativeGetConfig(stream, options, headers.authorization);
-        return true;
-      }
-      return false;
+      if (!path.startsWith(`${SERVICE_PATH}/`)) return false;
+      const method = path.slice(SERVICE_PATH.length + 1);
+      if (!isMethod(method)) return false; // Connect-ES answers UNIMPLEMENTED
+      count(method, 'native');
+      if (method === 'StartSubscribe') serveNativeSubscribe(stream, headers, options);
+      else serveNativeUnary(method, stream, headers, options);
+      return true;
     },
     onHttp2Session(session) {
       keepAlive.add(session);

@@ -1,10 +1,15 @@
 import http2 from 'node:http2';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { fromBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { AppError, errorTable, type ErrorCode } from '../../platform/errors.js';
+import { encodeGrpcMessage } from './grpc-message.js';
 
 const { HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
-/** Requests of this service are a few dozen bytes; anything much larger is not one of them. */
-const MAX_REQUEST_BYTES = 64 * 1024;
+const gunzipAsync = promisify(gunzip);
+
+const tooLarge = (maxBytes: number): AppError =>
+  new AppError('RESOURCE_EXHAUSTED', `The request message is larger than ${maxBytes} bytes.`);
 
 export interface NativeLogger {
   warn(obj: object, msg: string): void;
@@ -35,6 +40,8 @@ export function grpcFrame(message: Uint8Array): Uint8Array {
 export class NativeGrpcCall {
   private headersSent = false;
   private finished = false;
+  /** The request was refused before it was read to its end (too large): the client must stop sending. */
+  private requestAbandoned = false;
   private chunks: Buffer[] | null = [];
   private size = 0;
   private trailers: http2.OutgoingHttpHeaders = { 'grpc-status': '0' };
@@ -43,6 +50,8 @@ export class NativeGrpcCall {
   constructor(
     readonly stream: http2.ServerHttp2Stream,
     private readonly logger: NativeLogger,
+    /** The request's grpc-encoding header: how a compressed message is compressed. */
+    private readonly requestEncoding?: string | string[],
   ) {
     stream.on('wantTrailers', () => stream.sendTrailers(this.trailers));
     stream.on('error', () => undefined); // a reset by the peer ends the call through 'close'
@@ -52,54 +61,76 @@ export class NativeGrpcCall {
     return this.finished || this.stream.destroyed;
   }
 
-  /** Reads the request message and decodes it; INVALID_ARGUMENT when it is not one. */
-  readRequest<D extends DescMessage>(schema: D): Promise<MessageShape<D>> {
-    return new Promise((resolve, reject) => {
+  /**
+   * Reads the one request message and decodes it. A message over `maxBytes`, before or after gzip
+   * decompression, answers RESOURCE_EXHAUSTED without reading further; anything that is not a
+   * message of the schema (invalid UTF-8 in a string included) answers INVALID_ARGUMENT.
+   */
+  readRequest<D extends DescMessage>(schema: D, maxBytes: number): Promise<MessageShape<D>> {
+    const encoding = String(this.requestEncoding ?? 'identity');
+    return new Promise<Buffer>((resolve, reject) => {
       this.onRequest = (body) => {
-        try {
-          if (body.length < 5) throw AppError.invalid('The request has no message.');
-          if (body[0] !== 0) throw AppError.invalid('Compressed requests are not supported.');
-          const length = body.readUInt32BE(1);
-          if (body.length < 5 + length) throw AppError.invalid('The request message is incomplete.');
-          try {
-            resolve(fromBinary(schema, body.subarray(5, 5 + length)));
-          } catch {
-            throw AppError.invalid(`The request is not a ${schema.name}.`);
-          }
-        } catch (error) {
-          reject(error instanceof Error ? error : new Error(String(error)));
-        }
+        if (body.length < 5) reject(AppError.invalid('The request has no message.'));
+        else if (body.length < 5 + body.readUInt32BE(1)) reject(AppError.invalid('The request message is incomplete.'));
+        else resolve(body);
       };
+      let expected = -1; // bytes of the whole first frame, once its header is in
       const onData = (chunk: Buffer): void => {
         if (!this.chunks) return;
         this.size += chunk.length;
-        if (this.size > MAX_REQUEST_BYTES) {
-          this.complete();
-          reject(AppError.invalid('The request is too large.'));
-          return;
-        }
         this.chunks.push(chunk);
+        if (expected < 0 && this.size >= 5) {
+          const length = Buffer.concat(this.chunks, this.size).readUInt32BE(1);
+          if (length > maxBytes) {
+            // Not another byte: the paused stream stops the client at its flow-control window.
+            this.onRequest = null;
+            this.requestAbandoned = true;
+            this.complete(undefined, 'stop-reading');
+            reject(tooLarge(maxBytes));
+            return;
+          }
+          expected = 5 + length;
+        }
         // Server streaming clients send one message and usually half-close, but some keep the
         // request open: start as soon as one whole message is there.
-        if (this.size >= 5) {
-          const body = Buffer.concat(this.chunks, this.size);
-          if (body.length >= 5 + body.readUInt32BE(1)) this.complete(body);
-        }
+        if (expected >= 0 && this.size >= expected) this.complete(Buffer.concat(this.chunks, this.size));
       };
       this.stream.on('data', onData);
       this.stream.once('end', () => this.complete());
+    }).then(async (body) => {
+      const length = body.readUInt32BE(1);
+      let message: Uint8Array = body.subarray(5, 5 + length);
+      if (body[0] === 1) {
+        if (encoding !== 'gzip') {
+          throw new AppError('UNIMPLEMENTED', `Compressed requests must use gzip (got grpc-encoding ${encoding}).`);
+        }
+        try {
+          message = await gunzipAsync(message, { maxOutputLength: maxBytes });
+        } catch (error) {
+          if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
+          throw AppError.invalid('The request message is not valid gzip.');
+        }
+      } else if (body[0] !== 0) {
+        throw AppError.invalid('The request message has an unknown flag.');
+      }
+      try {
+        return fromBinary(schema, message);
+      } catch {
+        throw AppError.invalid(`The request is not a ${schema.name} (or holds text that is not UTF-8).`);
+      }
     });
   }
 
-  private complete(body?: Buffer): void {
+  private complete(body?: Buffer, rest: 'drain' | 'stop-reading' = 'drain'): void {
     const chunks = this.chunks;
     if (!chunks) return;
     this.chunks = null; // the request buffers are not kept for the life of a long stream
     this.stream.removeAllListeners('data');
-    this.stream.resume();
+    if (rest === 'drain') this.stream.resume();
+    else this.stream.pause();
     const handler = this.onRequest;
     this.onRequest = null;
-    handler?.(body ?? Buffer.concat(chunks, this.size));
+    handler?.(body ?? (chunks.length > 0 ? Buffer.concat(chunks, this.size) : Buffer.alloc(0)));
   }
 
   sendHeaders(): void {
@@ -109,7 +140,7 @@ export class NativeGrpcCall {
       {
         [HTTP2_HEADER_STATUS]: 200,
         [HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-        'grpc-accept-encoding': 'identity',
+        'grpc-accept-encoding': 'identity,gzip',
       },
       { waitForTrailers: true },
     );
@@ -128,7 +159,7 @@ export class NativeGrpcCall {
     const status = code === 'OK' ? '0' : String(errorTable[code].grpcCode);
     const statusHeaders: http2.OutgoingHttpHeaders = {
       'grpc-status': status,
-      ...(message !== undefined ? { 'grpc-message': encodeURIComponent(message) } : {}),
+      ...(message !== undefined ? { 'grpc-message': encodeGrpcMessage(message) } : {}),
     };
     if (!this.headersSent) {
       this.headersSent = true;
@@ -136,10 +167,13 @@ export class NativeGrpcCall {
         { [HTTP2_HEADER_STATUS]: 200, [HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc', ...statusHeaders },
         { endStream: true },
       );
-      return;
+    } else {
+      this.trailers = statusHeaders;
+      this.stream.end();
     }
-    this.trailers = statusHeaders;
-    this.stream.end();
+    // HTTP/2 (RFC 9113 §8.1): a server that answered before reading the whole request asks the
+    // client to stop sending with RST_STREAM NO_ERROR, sent once the answer is out.
+    if (this.requestAbandoned) this.stream.close(http2.constants.NGHTTP2_NO_ERROR);
   }
 
   /** Ends the call with the status of any error; unexpected ones are logged and answered INTERNAL. */

@@ -1,17 +1,15 @@
 import http2 from 'node:http2';
 import { StartSubscribeRequestSchema } from '@realtime-config/protocol';
 import type { EventBatch } from './event-batch.js';
-import type { GrpcAuthorizer } from './grpc-authorizer.js';
-import { NativeGrpcCall, type NativeLogger } from './native-grpc.js';
-import { parseSubscribeRequest } from './subscribe-request.js';
+import type { GrpcCredentials } from './grpc-authorizer.js';
+import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
+import { NativeGrpcCall } from './native-grpc.js';
 import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';
 
 const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 
-export interface NativeSubscribeOptions {
+export interface NativeSubscribeOptions extends NativeCallOptions {
   readonly subscriptions: Subscriptions;
-  readonly logger: NativeLogger;
-  readonly authorizer: GrpcAuthorizer;
   /** Bytes a stream may have waiting in its write buffer before its subscriber counts as too slow. */
   readonly maxBufferedBytes: number;
 }
@@ -28,16 +26,19 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   constructor(
     stream: http2.ServerHttp2Stream,
     private readonly options: NativeSubscribeOptions,
-    private readonly authorization: string | undefined,
+    private readonly credentials: GrpcCredentials,
+    encoding: string | string[] | undefined,
   ) {
-    super(stream, options.logger);
+    super(stream, options.logger, encoding);
     stream.once('close', () => this.subscription?.close());
   }
 
   async start(): Promise<void> {
     try {
-      const parsed = parseSubscribeRequest(await this.readRequest(StartSubscribeRequestSchema));
-      await this.options.authorizer.authorize(this.authorization, parsed.serviceId);
+      this.options.requireCredentials(this.credentials);
+      const maxBytes = Math.min(SMALL_REQUEST_BYTES, this.options.maxReceiveMessageBytes);
+      const request = await this.readRequest(StartSubscribeRequestSchema, maxBytes);
+      const parsed = await this.options.calls.subscribeRequest(request, this.credentials);
       if (this.isFinished) return;
       const subscription = await this.options.subscriptions.open(
         parsed.serviceId,
@@ -78,8 +79,9 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
 
 export function serveNativeSubscribe(
   stream: http2.ServerHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
   options: NativeSubscribeOptions,
-  authorization: string | undefined,
 ): void {
-  void new NativeSubscriber(stream, options, authorization).start();
+  const credentials: GrpcCredentials = { authorization: headers.authorization, cookie: headers.cookie };
+  void new NativeSubscriber(stream, options, credentials, headers['grpc-encoding']).start();
 }

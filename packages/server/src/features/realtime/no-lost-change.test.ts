@@ -21,6 +21,7 @@ import {
 import {
   findFreePort,
   killServerProcesses,
+  serverProcessArgs,
   startServerProcess,
   type ServerProcess,
 } from '../../test-support/server-process.js';
@@ -107,7 +108,7 @@ class Writer {
   }
 
   async loop(): Promise<void> {
-    await this.retrying(() => this.client.login('admin', ADMIN_PASSWORD));
+    await this.login();
     await this.refresh();
     const rng = this.run.rng;
     while (!this.run.stopping) {
@@ -181,6 +182,12 @@ class Writer {
       return undefined;
     }
     attempt.status = res.status;
+    if (res.status === 503) {
+      // A restarted server answers 503 until it has its database again: like no answer at all.
+      attempt.error = res.text;
+      await this.refresh();
+      return undefined;
+    }
     if (res.status >= 200 && res.status < 300) {
       attempt.outcome = 'ok';
       if (res.status !== 204)
@@ -193,7 +200,7 @@ class Writer {
       attempt.outcome = 'rejected';
       if (res.status === 401) {
         this.unauthorized++;
-        await this.retrying(() => this.client.login('admin', ADMIN_PASSWORD));
+        await this.login();
       }
     }
     await this.refresh();
@@ -202,10 +209,19 @@ class Writer {
 
   /** Re-reads the version's entries (their current generations), waiting for the server if it is down. */
   private async refresh(): Promise<void> {
-    const res = await this.retrying(() => this.client.get(this.base));
+    const res = await this.retrying(async () => {
+      const answer = await this.client.get(this.base);
+      if (answer.status === 503) throw new Error(`the server is not ready: ${answer.text}`);
+      return answer;
+    });
     if (res.status !== 200)
       throw new Error(`writer ${this.index}: listing entries answered ${res.status}: ${res.text}`);
     this.entries = new Map((res.body as RestEntry[]).map((e) => [e.id, e]));
+  }
+
+  /** Signs in, waiting for the server to be up and ready. */
+  private login(): Promise<unknown> {
+    return this.retrying(() => this.client.login('admin', ADMIN_PASSWORD));
   }
 
   private async retrying<T>(fn: () => Promise<T>): Promise<T> {
@@ -265,14 +281,7 @@ describe.each(databaseKinds)('no change is lost on %s', (kind) => {
       });
       databaseArgs = database.args;
     }
-    const args = [
-      `--Server:Port=${port}`,
-      '--Server:Host=127.0.0.1',
-      '--Authentication:Provider=Local',
-      `--Authentication:Local:DefaultAdminPassword=${ADMIN_PASSWORD}`,
-      '--Logging:Level=info',
-      ...databaseArgs,
-    ];
+    const args = serverProcessArgs(port, databaseArgs);
     let server: ServerProcess = await startServerProcess({ args });
     const baseUrl = server.baseUrl;
     const address = `127.0.0.1:${port}`;

@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
 import pg from 'pg';
-import type { Database } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
+import { translateDatabaseError } from '../../db/database-errors.js';
 import type { Clock } from '../../platform/clock.js';
 import { decodeNotice, encodeNotice, type ChangeFeed } from './change-feed.js';
 import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
+import { createChangeLogStore } from './change-log-store.js';
 
 export const CHANGE_CHANNEL = 'rc_changes';
 /** How the LISTEN connection shows in pg_stat_activity. */
@@ -25,7 +26,7 @@ interface Logger {
 
 export interface PostgresChangeFeedOptions {
   url: string;
-  database: Database;
+  db: Db;
   hub: ChangeHub;
   clock: Clock;
   logger: Logger;
@@ -36,13 +37,20 @@ export interface PostgresChangeFeedOptions {
 /**
  * NOTIFY inside the writing transaction, LISTEN on a dedicated connection in every instance.
  * PostgreSQL delivers notifications at commit and in commit order, so every instance's hub sees
- * each version's changes in timestamp order. When the LISTEN connection drops, it reconnects with
- * backoff and re-reads every change of the watched versions after the last one it delivered.
+ * each version's changes in timestamp order.
+ *
+ * Nothing may be lost while the LISTEN connection is away (a restart, a failover, a terminated
+ * backend): notifications are handled one after another on a queue, each bound to the connection
+ * it came from. When that connection is lost, or handling one of its notifications fails, the
+ * rest of its queue is dropped and a new connection is made; the first job of the new connection,
+ * queued before any of its notifications, re-reads from the change log every change after the
+ * last one delivered. The hub drops what arrives twice.
  */
 export function createPostgresChangeFeed(
   options: PostgresChangeFeedOptions,
 ): ChangeFeed & { readonly connected: boolean } {
-  const { database, hub, clock, logger } = options;
+  const { hub, clock, logger } = options;
+  const log = createChangeLogStore(options.db);
   let client: pg.Client | null = null;
   let connected = false;
   let closed = false;
@@ -51,11 +59,19 @@ export function createPostgresChangeFeed(
   let reconnectTimer: NodeJS.Timeout | undefined;
   let healthTimer: NodeJS.Timeout | undefined;
   let purgeTimer: NodeJS.Timeout | undefined;
-  // Notifications are handled strictly one after another: fetching a parked payload or a re-sync
-  // must not let a later change overtake an earlier one.
   let queue: Promise<void> = Promise.resolve();
-  const enqueue = (work: () => Promise<void>): void => {
-    queue = queue.then(work).catch((err: unknown) => logger.error({ err }, 'change feed: handling a change failed'));
+
+  /** Queues work of one connection; it is skipped once that connection is lost, and a failure loses it. */
+  const enqueue = (c: pg.Client, work: () => Promise<void>): void => {
+    queue = queue.then(async () => {
+      if (client !== c) return;
+      try {
+        await work();
+      } catch (err) {
+        logger.error({ err }, 'change feed: handling a change failed; reconnecting to re-read it');
+        lost(c, err);
+      }
+    });
   };
 
   const deliver = (notice: ChangeNotice): void => {
@@ -64,40 +80,29 @@ export function createPostgresChangeFeed(
   };
 
   const handlePayload = async (payload: string): Promise<void> => {
-    if (payload.startsWith('#')) {
-      const row = await database.db
-        .selectFrom('change_log')
-        .select('payload')
-        .where('id', '=', Number(payload.slice(1)))
-        .executeTakeFirst();
-      if (!row) {
-        logger.warn({ ref: payload }, 'change feed: a parked change was purged before it was read');
-        return;
-      }
-      deliver(decodeNotice(row.payload));
+    if (!payload.startsWith('#')) {
+      deliver(decodeNotice(payload));
       return;
     }
-    deliver(decodeNotice(payload));
+    const parked = await log.payload(Number(payload.slice(1)));
+    if (parked === undefined) {
+      logger.warn({ ref: payload }, 'change feed: a parked change was purged before it was read');
+      return;
+    }
+    deliver(decodeNotice(parked));
   };
 
   /**
-   * After the LISTEN connection was lost: per watched version, replays from the change log every
-   * change after the last one delivered, exactly as committed (renames and deletions included).
-   * Changes older than the log's retention are recovered from the entries themselves, where the
-   * intermediate values of a key collapse into its latest state, as in any backfill.
+   * Per watched version, replays from the change log every change after the last one delivered,
+   * exactly as committed (renames and deletions included). Changes older than the log's retention
+   * are recovered from the entries themselves, where the intermediate values of a key collapse
+   * into its latest state, as in any backfill.
    */
   const resync = async (): Promise<void> => {
     for (const versionId of hub.watchedVersions()) {
-      const logged = await database.db
-        .selectFrom('change_log')
-        .select('payload')
-        .where('version_id', '=', versionId)
-        .where('ts', '>', hub.lastTimestamp(versionId) ?? 0)
-        .orderBy('ts')
-        .execute();
       let deleted = false;
-      for (const row of logged) {
-        const notice = decodeNotice(row.payload);
+      for (const payload of await log.payloadsSince(versionId, hub.lastTimestamp(versionId) ?? 0)) {
+        const notice = decodeNotice(payload);
         deliver(notice);
         deleted ||= notice.kind === 'version-deleted';
       }
@@ -106,41 +111,20 @@ export function createPostgresChangeFeed(
   };
 
   const resyncFromEntries = async (versionId: string): Promise<void> => {
-    const after = hub.lastTimestamp(versionId) ?? 0;
-    const version = await database.db
-      .selectFrom('versions')
-      .select(['service_id'])
-      .where('id', '=', versionId)
-      .executeTakeFirst();
-    if (!version) {
+    const serviceId = await log.serviceOf(versionId);
+    if (serviceId === undefined) {
       // Deleted longer ago than the log keeps: its entries are gone with it.
       deliver({ kind: 'version-deleted', serviceId: '', versionId, timestamp: Number.MAX_SAFE_INTEGER, entries: [] });
       return;
     }
-    const rows = await database.db
-      .selectFrom('entries')
-      .select(['key', 'raw_value', 'generation', 'value_type', 'changed_at', 'deleted'])
-      .where('version_id', '=', versionId)
-      .where('changed_at', '>', after)
-      .orderBy('changed_at')
-      .orderBy('key')
-      .execute();
     const byTimestamp = new Map<number, EntryChange[]>();
-    for (const r of rows) {
-      const timestamp = Number(r.changed_at);
-      const list = byTimestamp.get(timestamp) ?? [];
-      list.push({
-        key: r.key,
-        value: Number(r.deleted) === 1 ? null : r.raw_value,
-        deleted: Number(r.deleted) === 1,
-        generation: Number(r.generation),
-        valueType: Number(r.value_type),
-        timestamp,
-      });
-      byTimestamp.set(timestamp, list);
+    for (const change of await log.entriesChangedSince(versionId, hub.lastTimestamp(versionId) ?? 0)) {
+      const list = byTimestamp.get(change.timestamp) ?? [];
+      list.push(change);
+      byTimestamp.set(change.timestamp, list);
     }
     for (const [timestamp, entries] of byTimestamp) {
-      deliver({ kind: 'entries', serviceId: version.service_id, versionId, timestamp, entries });
+      deliver({ kind: 'entries', serviceId, versionId, timestamp, entries });
     }
   };
 
@@ -153,45 +137,58 @@ export function createPostgresChangeFeed(
     reconnectDelay = Math.min(reconnectDelay * 2, RECONNECT_MAX_MS);
   };
 
-  const lost = (c: pg.Client, err?: unknown): void => {
+  function lost(c: pg.Client, err?: unknown): void {
     if (client !== c) return;
     client = null;
     connected = false;
     c.removeAllListeners('notification');
     c.end().catch(() => undefined);
-    if (closed) return;
+    // Before the first connection, the server's start retries by itself.
+    if (closed || !everConnected) return;
     logger.warn({ err }, 'change feed: LISTEN connection lost; reconnecting');
     scheduleReconnect();
-  };
+  }
 
   const connect = async (): Promise<void> => {
     const c = new pg.Client({
       connectionString: options.url,
       keepAlive: true,
       application_name: LISTEN_APPLICATION_NAME,
+      connectionTimeoutMillis: 5000,
     });
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c));
     c.on('notification', (message) => {
       if (message.channel !== CHANGE_CHANNEL || message.payload === undefined) return;
       const payload = message.payload;
-      enqueue(() => handlePayload(payload));
+      enqueue(c, () => handlePayload(payload));
     });
     client = c;
     try {
       await c.connect();
-      await c.query(`LISTEN ${CHANGE_CHANNEL}`);
+    } catch (err) {
+      lost(c, err);
+      throw err;
+    }
+    // A notification may arrive in the same read as LISTEN's answer, before the await below
+    // returns: the re-sync is queued first, while nothing of this connection can be queued yet.
+    const listening = c.query(`LISTEN ${CHANGE_CHANNEL}`);
+    if (everConnected) {
+      enqueue(c, async () => {
+        await listening;
+        logger.info({}, 'change feed: LISTEN connection restored; re-reading changes');
+        await resync();
+      });
+    }
+    try {
+      await listening;
     } catch (err) {
       lost(c, err);
       throw err;
     }
     connected = true;
-    reconnectDelay = RECONNECT_MIN_MS;
-    if (everConnected) {
-      logger.info({}, 'change feed: LISTEN connection restored; re-reading changes');
-      enqueue(resync);
-    }
     everConnected = true;
+    reconnectDelay = RECONNECT_MIN_MS;
   };
 
   return {
@@ -199,21 +196,24 @@ export function createPostgresChangeFeed(
       return connected;
     },
     async announce(tx, notices) {
+      const txLog = createChangeLogStore(tx);
       for (const notice of notices) {
         const payload = encodeNotice(notice);
-        const row = await tx
-          .insertInto('change_log')
-          .values({ version_id: notice.versionId, ts: notice.timestamp, created_at: clock.nowMicros(), payload })
-          .returning('id')
-          .executeTakeFirstOrThrow();
         // Small changes travel inside the notification; large ones are fetched by id.
-        const announced = Buffer.byteLength(payload) > MAX_INLINE_PAYLOAD ? `#${row.id}` : payload;
-        await sql`select pg_notify(${CHANGE_CHANNEL}, ${announced})`.execute(tx);
+        const inline = Buffer.byteLength(payload) <= MAX_INLINE_PAYLOAD;
+        await txLog.appendAndNotify(
+          { versionId: notice.versionId, ts: notice.timestamp, createdAt: clock.nowMicros(), payload },
+          CHANGE_CHANNEL,
+          (id) => (inline ? payload : `#${id}`),
+        );
       }
     },
     committed: () => undefined,
     async start() {
-      await connect();
+      // A database that does not answer yet is UNAVAILABLE: the server's start retries.
+      await connect().catch((err: unknown) => {
+        throw translateDatabaseError(err);
+      });
       healthTimer = setInterval(() => {
         const c = client;
         if (!c || !connected) return;
@@ -223,10 +223,8 @@ export function createPostgresChangeFeed(
       healthTimer.unref();
       // Retention is a day; trimming it a few times an hour is plenty.
       purgeTimer = setInterval(() => {
-        database.db
-          .deleteFrom('change_log')
-          .where('created_at', '<', clock.nowMicros() - CHANGE_LOG_RETENTION_US)
-          .execute()
+        log
+          .purgeCreatedBefore(clock.nowMicros() - CHANGE_LOG_RETENTION_US)
           .catch((err: unknown) => logger.warn({ err }, 'change feed: purging the change log failed'));
       }, PURGE_INTERVAL_MS);
       purgeTimer.unref();

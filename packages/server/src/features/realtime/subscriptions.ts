@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError } from '../../platform/errors.js';
-import type { EntryRecord } from '../entries/entry-store.js';
+import type { EntryRecord } from '../entries/index.js';
 import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
 import { EventBatch } from './event-batch.js';
 
@@ -74,9 +74,8 @@ export class Subscriptions {
     sink: SubscriberSink,
   ): Promise<Subscription> {
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
-    if (!(await this.uow.read.versions.get(serviceId, versionId))) {
-      throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
-    }
+    // Registered before anything is read: a deletion of the version committed from here on is
+    // buffered, and one committed before is seen by the check below.
     const subscriber: Subscriber = { sink, lastTimestamp: afterTimestamp, buffered: [] };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
@@ -84,6 +83,9 @@ export class Subscriptions {
 
     let backfill: EntryRecord[];
     try {
+      if (!(await this.uow.read.versions.get(serviceId, versionId))) {
+        throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+      }
       backfill = await this.uow.read.entries.changedSince(versionId, afterTimestamp);
     } catch (error) {
       subscription.close();

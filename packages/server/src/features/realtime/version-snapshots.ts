@@ -2,8 +2,10 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import {
   GetConfigResponse_ConfigEntrySchema,
   GetConfigResponseSchema,
+  KonfigoGetConfigResponseSchema,
   timestampFromMicros,
   type GetConfigResponse,
+  type KonfigoGetConfigResponse,
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
@@ -14,7 +16,7 @@ interface Snapshot {
   readonly entries: Map<string, EntryChange>;
   lastTimestamp: number;
   response: GetConfigResponse | undefined;
-  /** The response as a gRPC frame, made on first use and dropped with the response. */
+  /** The answer in the configured layout as a gRPC frame, made on first use and dropped with the response. */
   frame: Uint8Array | undefined;
   readonly stopListening: () => void;
 }
@@ -22,6 +24,13 @@ interface Snapshot {
 const EMPTY = create(GetConfigResponseSchema, { entries: [] });
 const EMPTY_FRAME = grpcFrame(toBinary(GetConfigResponseSchema, EMPTY));
 const DEFAULT_MAX_VERSIONS = 1000;
+
+export interface VersionSnapshotOptions {
+  /** Grpc:GetConfigLayout: the layout of the encoded answers (getConfigFrame). */
+  readonly layout: 'Spec' | 'Konfigo';
+  /** Versions kept in memory; the least recently used are forgotten beyond it. */
+  readonly maxVersions?: number;
+}
 
 /**
  * GetConfig answers from memory: the live entries of each requested version, loaded once and then
@@ -35,11 +44,14 @@ export class VersionSnapshots {
   private readonly labels = new Map<string, string>();
   private readonly stopWatchingVersions: () => void;
 
+  private readonly maxVersions: number;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly hub: ChangeHub,
-    private readonly maxVersions = DEFAULT_MAX_VERSIONS,
+    private readonly options: VersionSnapshotOptions = { layout: 'Spec' },
   ) {
+    this.maxVersions = options.maxVersions ?? DEFAULT_MAX_VERSIONS;
     this.stopWatchingVersions = hub.subscribeAll((notice) => {
       if (notice.kind === 'entries') return;
       for (const [label, versionId] of this.labels) if (versionId === notice.versionId) this.labels.delete(label);
@@ -53,12 +65,31 @@ export class VersionSnapshots {
     return snapshot ? this.responseOf(snapshot) : EMPTY;
   }
 
-  /** The same answer as a gRPC frame, encoded once per state of the version. */
+  /** The snapshot in the layout of the existing Konfigo SDKs: with the service and version ids. */
+  async getKonfigoConfig(serviceId: string, label: string): Promise<KonfigoGetConfigResponse> {
+    const snapshot = await this.byLabel(serviceId, label);
+    return this.konfigoOf(serviceId, snapshot);
+  }
+
+  /** The answer in the configured layout as a gRPC frame, encoded once per state of the version. */
   async getConfigFrame(serviceId: string, label: string): Promise<Uint8Array> {
     const snapshot = await this.byLabel(serviceId, label);
+    if (this.options.layout === 'Konfigo') {
+      if (!snapshot) return grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, null)));
+      snapshot.frame ??= grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, snapshot)));
+      return snapshot.frame;
+    }
     if (!snapshot) return EMPTY_FRAME;
     snapshot.frame ??= grpcFrame(toBinary(GetConfigResponseSchema, this.responseOf(snapshot)));
     return snapshot.frame;
+  }
+
+  private konfigoOf(serviceId: string, snapshot: Snapshot | null): KonfigoGetConfigResponse {
+    return create(KonfigoGetConfigResponseSchema, {
+      serviceId,
+      versionId: snapshot?.versionId ?? '',
+      entries: snapshot ? this.responseOf(snapshot).entries : [],
+    });
   }
 
   private async byLabel(serviceId: string, label: string): Promise<Snapshot | null> {

@@ -1,23 +1,51 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { isUniqueViolation } from '../../db/database-errors.js';
+import type { Stores, UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/audit-view.js';
-import type { Actor } from '../auth/identity.js';
-import { versionDeletionNotice } from '../realtime/deletion-notice.js';
+import { auditView } from '../audit/index.js';
+import type { Actor } from '../auth/index.js';
+import { versionDeletionNotice } from '../realtime/index.js';
 import type { MemberRecord, ServiceFields, ServiceRecord } from './service-store.js';
+
+const nameTaken = (name: string): AppError =>
+  AppError.alreadyExists(`A service named "${name}" already exists (names are compared ignoring case).`);
+
+async function requireUniqueName(ctx: Stores, name: string, ownId: string | null): Promise<void> {
+  const holder = await ctx.services.findByName(name);
+  if (holder && holder.id !== ownId) throw nameTaken(name);
+}
+
+/** The unique index decides when two requests take one name at the same moment. */
+async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(name);
+    throw error;
+  }
+}
+
+export interface ServiceCommandOptions {
+  /** With the Local provider a member must be an existing Local user (their username). */
+  readonly membersAreLocalUsers: boolean;
+}
 
 export class ServiceCommands {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly options: ServiceCommandOptions = { membersAreLocalUsers: false },
   ) {}
 
   create(actor: Actor, fields: ServiceFields): Promise<ServiceRecord> {
     return this.uow.write(async (ctx) => {
+      await requireUniqueName(ctx, fields.name, null);
       const now = this.clock.nowMicros();
-      const service = await ctx.services.insert({ id: this.ids.newId(), ...fields, createdAt: now, updatedAt: now });
+      const service = await uniqueName(fields.name, () =>
+        ctx.services.insert({ id: this.ids.newId(), ...fields, createdAt: now, updatedAt: now }),
+      );
       await ctx.audit.append({
         id: this.ids.newId(),
         serviceId: service.id,
@@ -36,8 +64,9 @@ export class ServiceCommands {
     return this.uow.write(async (ctx) => {
       const before = await ctx.services.get(id);
       if (!before) throw AppError.notFound(`Service ${id} was not found.`);
+      await requireUniqueName(ctx, fields.name, id);
       const now = this.clock.nowMicros();
-      const after = await ctx.services.update(id, fields, now);
+      const after = await uniqueName(fields.name, () => ctx.services.update(id, fields, now));
       if (!after) throw AppError.notFound(`Service ${id} was not found.`);
       await ctx.audit.append({
         id: this.ids.newId(),
@@ -79,6 +108,11 @@ export class ServiceCommands {
   addMember(actor: Actor, serviceId: string, userId: string): Promise<MemberRecord> {
     return this.uow.write(async (ctx) => {
       if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      if (this.options.membersAreLocalUsers && !(await ctx.users.get(userId))) {
+        throw AppError.invalid(`There is no user ${userId}; members are Local usernames.`, {
+          userId: ['is not a Local user'],
+        });
+      }
       if (await ctx.services.getMember(serviceId, userId)) {
         throw AppError.alreadyExists(`User ${userId} is already a member of service ${serviceId}.`);
       }

@@ -178,18 +178,61 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     const service = await createService('with-members');
     const base = `/api/services/${service.id}/members`;
     expect((await admin.get(base)).body).toEqual([]);
-    const added = await admin.post(base, { userId: 'dev@example.com' });
+    await server.userWithRole('member-dev', 'developer');
+    const added = await admin.post(base, { userId: 'member-dev' });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ userId: 'dev@example.com', addedBy: 'admin' });
-    expect((await admin.post(base, { userId: 'dev@example.com' })).status).toBe(409);
+    expect(added.body).toMatchObject({ userId: 'member-dev', addedBy: 'admin' });
+    expect((await admin.post(base, { userId: 'member-dev' })).status).toBe(409);
     expect((await admin.post(base, { userId: '' })).status).toBe(400);
     expect((await admin.get(base)).body).toHaveLength(1);
-    expect((await admin.delete(`${base}/${encodeURIComponent('dev@example.com')}`)).status).toBe(204);
-    expect((await admin.delete(`${base}/${encodeURIComponent('dev@example.com')}`)).status).toBe(404);
+    expect((await admin.delete(`${base}/member-dev`)).status).toBe(204);
+    expect((await admin.delete(`${base}/member-dev`)).status).toBe(404);
     expect((await admin.get(`/api/services/${MISSING}/members`)).status).toBe(404);
     expect((await admin.post(`/api/services/${MISSING}/members`, { userId: 'x' })).status).toBe(404);
 
     const audit = await admin.post('/api/auditlogs/search', { serviceId: service.id, entityType: 'member' });
     expect(audit.body.entities.map((e: { action: string }) => e.action)).toEqual(['MemberRemoved', 'MemberAdded']);
+  });
+
+  it('answers 400 naming userId for a member who is not a Local user, and adds nobody', async () => {
+    const service = await createService('members-must-exist');
+    const base = `/api/services/${service.id}/members`;
+    for (const userId of ['dev@example.com', 'no-such-user']) {
+      const res = await admin.post(base, { userId });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toHaveProperty('userId');
+      expect(res.body.detail).toContain(userId);
+    }
+    expect((await admin.get(base)).body).toEqual([]);
+    const audit = await admin.post('/api/auditlogs/search', { serviceId: service.id, entityType: 'member' });
+    expect(audit.body.entities).toEqual([]);
+  });
+
+  it('answers 409 for a name another service has in any case, on create and on update, and changes nothing', async () => {
+    const first = await createService('Inventory Ärger');
+    const second = await createService('shipping');
+    const before = await serviceCount();
+    for (const name of ['Inventory Ärger', 'inventory ärger', 'INVENTORY ÄRGER']) {
+      const created = await admin.post('/api/services', { name });
+      expect(created.status).toBe(409);
+      expect(created.body.detail).toContain(name);
+      const renamed = await admin.put(`/api/services/${second.id}`, { name });
+      expect(renamed.status).toBe(409);
+    }
+    expect(await serviceCount()).toBe(before);
+    expect((await admin.get(`/api/services/${second.id}`)).body.name).toBe('shipping');
+    // A service may change the case of its own name.
+    const own = await admin.put(`/api/services/${first.id}`, { name: 'INVENTORY ärger' });
+    expect(own.status).toBe(200);
+    expect(own.body.name).toBe('INVENTORY ärger');
+  });
+
+  it('lets exactly one of ten concurrent creates with one name through', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        admin.post('/api/services', { name: i % 2 ? 'Racing Name' : 'racing name' }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array<number>(9).fill(409)]);
   });
 });

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DatabaseSchema, ServicesTable } from '../../db/schema.js';
+import { serviceNameKey } from '../../db/service-name-key.js';
 
 export interface ServiceRecord {
   readonly id: string;
@@ -26,6 +27,8 @@ export interface ServiceStore {
   update(id: string, fields: ServiceFields, updatedAt: number): Promise<ServiceRecord | undefined>;
   delete(id: string): Promise<boolean>;
   get(id: string): Promise<ServiceRecord | undefined>;
+  /** The service whose name equals this one, ignoring case. */
+  findByName(name: string): Promise<ServiceRecord | undefined>;
   /** Services ordered by num, after the given num, whose name contains the filter (case-insensitive). */
   search(query: { nameContains: string | null; afterNum: number; limit: number }): Promise<ServiceRecord[]>;
   listMembers(serviceId: string): Promise<MemberRecord[]>;
@@ -62,6 +65,7 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .values({
           id: service.id,
           name: service.name,
+          name_key: serviceNameKey(service.name),
           description: service.description,
           repository_url: service.repositoryUrl,
           contact_email: service.contactEmail,
@@ -77,6 +81,7 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .updateTable('services')
         .set({
           name: fields.name,
+          name_key: serviceNameKey(fields.name),
           description: fields.description,
           repository_url: fields.repositoryUrl,
           contact_email: fields.contactEmail,
@@ -93,6 +98,14 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
     },
     async get(id) {
       const row = await db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async findByName(name) {
+      const row = await db
+        .selectFrom('services')
+        .selectAll()
+        .where('name_key', '=', serviceNameKey(name))
+        .executeTakeFirst();
       return row ? toRecord(row) : undefined;
     },
     async search({ nameContains, afterNum, limit }) {

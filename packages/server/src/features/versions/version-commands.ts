@@ -1,11 +1,11 @@
-import { isUniqueViolation } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/database-errors.js';
 import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/audit-view.js';
-import type { Actor } from '../auth/identity.js';
-import { versionDeletionNotice } from '../realtime/deletion-notice.js';
+import { auditView } from '../audit/index.js';
+import type { Actor } from '../auth/index.js';
+import { versionDeletionNotice } from '../realtime/index.js';
 import type { VersionRecord } from './version-store.js';
 
 export interface VersionFields {

@@ -1,13 +1,14 @@
-import { isUniqueViolation } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/database-errors.js';
 import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/audit-view.js';
-import type { Actor } from '../auth/identity.js';
-import type { EntryRecord } from '../entries/entry-store.js';
-import { checkKey, checkValue, isValueType } from '../entries/value-types.js';
-import type { EntryChange } from '../realtime/change-hub.js';
+import { auditView } from '../audit/index.js';
+import type { Actor } from '../auth/index.js';
+import type { EntryRecord } from '../entries/index.js';
+import { ENTRY_LIMITS, exceedsLength } from '../entries/index.js';
+import { checkKey, checkValue, isValueType } from '../entries/index.js';
+import type { EntryChange } from '../realtime/index.js';
 
 /** One configuration class of an application, as the SDK declares it. */
 export interface DeclaredClass {
@@ -28,6 +29,9 @@ export interface DeclaredEntry {
 }
 
 const MAX_ATTEMPTS = 3;
+
+/** Entries one CreateVersion may declare: far above any application's configuration, and bounded. */
+export const MAX_DECLARED_ENTRIES = 5000;
 
 /**
  * CreateVersion of the client SDK: registers the configuration an application declares as a version
@@ -94,67 +98,106 @@ export class VersionRegistration {
       });
     }
 
+    // Keys already there are left untouched; deleted ones (tombstones) count as missing.
     const missing: Array<{ declared: (typeof declared)[number]; tombstone: EntryRecord | undefined }> = [];
-    for (const d of declared) {
-      const current = await ctx.entries.findByKey(versionId, d.key);
-      // Keys already there are left untouched; deleted ones count as missing.
-      if (!current || current.deleted) missing.push({ declared: d, tombstone: current });
+    for (const chunk of chunks(declared)) {
+      const rows = new Map(
+        (
+          await ctx.entries.findByKeys(
+            versionId,
+            chunk.map((d) => d.key),
+          )
+        ).map((e) => [e.key, e]),
+      );
+      for (const d of chunk) {
+        const current = rows.get(d.key);
+        if (!current || current.deleted) missing.push({ declared: d, tombstone: current });
+      }
     }
     if (missing.length === 0) return versionId;
 
     const timestamp = (await ctx.versions.advanceClock(versionId, now)) as number;
     const added: EntryChange[] = [];
-    for (const { declared: d, tombstone } of missing) {
-      if (tombstone) await ctx.entries.purge(tombstone.id);
-      const carried = previous.get(d.key);
-      const entry: EntryRecord = {
-        id: this.ids.newId(),
-        versionId,
-        key: d.key,
-        name: d.name || d.key,
-        rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
-        valueType: d.valueType,
-        enumDefinition: d.enumValues,
-        description: d.description,
-        groupName: d.groupName,
-        groupDescription: d.groupDescription,
-        generation: 1,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        changedAt: timestamp,
-        deleted: false,
-      };
-      await ctx.entries.insert(entry);
-      await ctx.audit.append({
-        id: this.ids.newId(),
-        serviceId,
-        entityType: 'Entry',
-        entityId: entry.id,
-        action: 'Created',
-        ...actor,
-        timestamp,
-        changes: { after: auditView(entry) },
+    for (const chunk of chunks(missing)) {
+      // A large registration must not hold the event loop: other requests and streams go on between chunks.
+      await yieldToEventLoop();
+      await ctx.entries.purge(...chunk.flatMap(({ tombstone }) => (tombstone ? [tombstone.id] : [])));
+      const entries = chunk.map(({ declared: d }): EntryRecord => {
+        const carried = previous.get(d.key);
+        return {
+          id: this.ids.newId(),
+          versionId,
+          key: d.key,
+          name: d.name || d.key,
+          rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
+          valueType: d.valueType,
+          enumDefinition: d.enumValues,
+          description: d.description,
+          groupName: d.groupName,
+          groupDescription: d.groupDescription,
+          generation: 1,
+          createdAt: timestamp,
+          updatedAt: timestamp,
+          changedAt: timestamp,
+          deleted: false,
+        };
       });
-      added.push({
-        key: entry.key,
-        value: entry.rawValue,
-        deleted: false,
-        generation: 1,
-        valueType: entry.valueType,
-        timestamp,
-      });
+      await ctx.entries.insertMany(entries);
+      await ctx.audit.appendMany(
+        entries.map((entry) => ({
+          id: this.ids.newId(),
+          serviceId,
+          entityType: 'Entry' as const,
+          entityId: entry.id,
+          versionId,
+          entryKey: entry.key,
+          action: 'Created' as const,
+          ...actor,
+          timestamp,
+          changes: { after: auditView(entry) },
+        })),
+      );
+      for (const entry of entries) {
+        added.push({
+          key: entry.key,
+          value: entry.rawValue,
+          deleted: false,
+          generation: 1,
+          valueType: entry.valueType,
+          timestamp,
+        });
+      }
     }
-    if (added.length > 0) ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: added });
+    ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: added });
     return versionId;
   }
 }
+
+/** Rows per statement: few round trips, and short enough to let other work in between. */
+const CHUNK = 200;
+
+function* chunks<T>(items: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function validate(label: string, classes: readonly DeclaredClass[]) {
   const errors: FieldErrors = {};
   const fail = (field: string, message: string): void => {
     (errors[field] ??= []).push(message);
   };
-  if (label.trim() === '' || label.length > 200) fail('version', 'must be 1 to 200 characters long');
+  if (label.trim() === '' || exceedsLength(label, 200)) fail('version', 'must be 1 to 200 characters long');
+  const declaredCount = classes.reduce((n, cls) => n + cls.entries.length, 0);
+  if (declaredCount > MAX_DECLARED_ENTRIES || classes.length > MAX_DECLARED_ENTRIES) {
+    throw AppError.invalid(
+      `A version may declare at most ${MAX_DECLARED_ENTRIES} entries in one CreateVersion (got ${declaredCount}).`,
+      { classes: [`must declare at most ${MAX_DECLARED_ENTRIES} entries`] },
+    );
+  }
+  const tooLong = (field: string, text: string | null, max: number): void => {
+    if (text !== null && exceedsLength(text, max)) fail(field, `must be at most ${max} characters long`);
+  };
   // PostgreSQL text cannot hold U+0000; refuse it up front on either database.
   const texts = (cls: DeclaredClass) => [
     cls.name,
@@ -167,8 +210,14 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
   const seen = new Set<string>();
   const declared: Array<DeclaredEntry & { groupName: string; groupDescription: string | null }> = [];
   classes.forEach((cls, c) => {
+    tooLong(`classes[${c}].name`, cls.name, ENTRY_LIMITS.groupName);
+    tooLong(`classes[${c}].description`, cls.description, ENTRY_LIMITS.groupDescription);
     cls.entries.forEach((entry, e) => {
       const field = `classes[${c}].entries[${e}]`;
+      tooLong(`${field}.name`, entry.name, ENTRY_LIMITS.name);
+      tooLong(`${field}.description`, entry.description, ENTRY_LIMITS.description);
+      tooLong(`${field}.enumValues`, entry.enumValues, ENTRY_LIMITS.enumDefinition);
+      tooLong(`${field}.value`, entry.defaultValue, ENTRY_LIMITS.rawValue);
       const keyProblem = checkKey(entry.key);
       if (keyProblem) fail(`${field}.key`, keyProblem);
       else if (seen.has(entry.key)) fail(`${field}.key`, `"${entry.key}" is declared more than once`);
@@ -178,11 +227,19 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
         const valueProblem = checkValue(entry.valueType, entry.defaultValue, entry.enumValues);
         if (valueProblem) fail(`${field}.value`, valueProblem);
       }
-      declared.push({ ...entry, groupName: cls.name, groupDescription: cls.description });
+      // SDKs send "" where they mean "no allowed values" (a non-Enum key): stored as null.
+      declared.push({
+        ...entry,
+        enumValues: entry.enumValues || null,
+        groupName: cls.name,
+        groupDescription: cls.description,
+      });
     });
   });
   if (Object.keys(errors).length > 0) {
+    // A summary of the first problems: the message must stay readable (and fit a trailer).
     const summary = Object.entries(errors)
+      .slice(0, 5)
       .map(([field, messages]) => `${field} ${messages.join(', ')}`)
       .join('; ');
     throw AppError.invalid(`The declared configuration is not valid: ${summary}.`, errors);

@@ -14,6 +14,8 @@ export interface VersionRecord {
 export interface VersionStore {
   insert(version: VersionRecord): Promise<void>;
   get(serviceId: string, id: string): Promise<VersionRecord | undefined>;
+  /** A version of any service. */
+  getById(id: string): Promise<VersionRecord | undefined>;
   findByLabel(serviceId: string, label: string): Promise<VersionRecord | undefined>;
   /** Versions of a service, oldest first. */
   list(serviceId: string): Promise<VersionRecord[]>;
@@ -68,6 +70,10 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .where('id', '=', id)
         .where('service_id', '=', serviceId)
         .executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+    async getById(id) {
+      const row = await db.selectFrom('versions').selectAll().where('id', '=', id).executeTakeFirst();
       return row ? toRecord(row) : undefined;
     },
     async findByLabel(serviceId, label) {

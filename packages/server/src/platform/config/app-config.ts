@@ -25,6 +25,10 @@ export interface ServerConfig {
   readonly tls: TlsConfig | null;
   /** Server:ShutdownTimeoutSeconds, default 10: how long graceful shutdown waits before closing connections. */
   readonly shutdownTimeoutSeconds: number;
+  /** Server:RequestTimeoutSeconds, default 30: how long a request's headers and body may take to arrive. */
+  readonly requestTimeoutSeconds: number;
+  /** Server:MaxConnectionsPerAddress, default 0 (no limit): open connections allowed per client address. */
+  readonly maxConnectionsPerAddress: number;
   /**
    * Server:TrustProxy, default none: addresses or CIDR ranges (or `loopback`, `uniquelocal`) of
    * reverse proxies whose X-Forwarded-Proto/-Host/-For are believed, so sign-in redirect URLs and
@@ -45,6 +49,17 @@ export interface LocalAuthConfig {
   readonly defaultAdminUsername: string;
   /** Authentication:Local:DefaultAdminPassword, default admin */
   readonly defaultAdminPassword: string;
+  /** Authentication:Local:SignInLimits: failed sign-ins allowed within the window before 429. */
+  readonly signInLimits: {
+    /** PerUserAndAddress, default 10 */
+    readonly perUserAndAddress: number;
+    /** PerAddress, default 50: across usernames from one client address */
+    readonly perAddress: number;
+    /** PerUser, default 50: one username from any address */
+    readonly perUser: number;
+    /** WindowMinutes, default 15 */
+    readonly windowMinutes: number;
+  };
 }
 
 export interface OpenIdAuthConfig {
@@ -83,6 +98,8 @@ export interface SamlAuthConfig {
   readonly spOptionsModulePath: string;
   readonly identityProviderEntityId: string;
   readonly identityProviderMetadataUrl: string;
+  /** default true: the metadata URL must be https:// (false allows http:// for development) */
+  readonly requireHttpsMetadata: boolean;
 }
 
 export interface AuthenticationConfig {
@@ -124,13 +141,17 @@ export interface AppConfig {
   readonly authorization: AuthorizationConfig;
   readonly session: SessionConfig;
   readonly grpc: {
-    /** Grpc:RequireAuthentication, default false */
+    /** Grpc:RequireAuthentication, default true (the shipped appsettings.json turns it off for the quick start). */
     readonly requireAuthentication: boolean;
     /**
      * Grpc:KeepAliveSeconds, default 30: every HTTP/2 connection is pinged this often; one whose
      * previous ping is still unanswered is closed, so dead subscribers are noticed.
      */
     readonly keepAliveSeconds: number;
+    /** Grpc:MaxReceiveMessageBytes, default 4 MiB: the largest request message, before and after decompression. */
+    readonly maxReceiveMessageBytes: number;
+    /** Grpc:GetConfigLayout, default Spec: `Konfigo` answers GetConfig as the existing Konfigo SDKs expect. */
+    readonly getConfigLayout: 'Spec' | 'Konfigo';
   };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */

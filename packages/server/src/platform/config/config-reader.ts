@@ -1,3 +1,4 @@
+import { CONFIG_KEYS, type ConfigKeyName, type KeyDefinition, type ValueOf } from './config-keys.js';
 import type { ConfigValues } from './config-values.js';
 
 export interface TextOptions {
@@ -18,6 +19,44 @@ export class ConfigReader {
 
   problem(message: string): void {
     this.issues.push(message);
+  }
+
+  /** A key read, checked and defaulted as its entry in CONFIG_KEYS says. */
+  read<K extends ConfigKeyName>(key: K): ValueOf<K> {
+    const definition: KeyDefinition = CONFIG_KEYS[key];
+    const { kind } = definition;
+    const options = { secret: definition.secret === true };
+    let value: unknown;
+    switch (kind.type) {
+      case 'integer':
+        value = this.integer(key, kind.default, {
+          min: kind.min,
+          ...(kind.max !== undefined ? { max: kind.max } : {}),
+        });
+        break;
+      case 'positive-number':
+        value = this.positiveNumber(key, kind.default);
+        break;
+      case 'boolean':
+        value = this.boolean(key, kind.default);
+        break;
+      case 'text':
+        value = this.text(key, kind.default, options);
+        break;
+      case 'optional-text':
+        value = this.optionalText(key, options);
+        break;
+      case 'required-text':
+        value = this.requiredText(key, definition.provider ?? 'set', options);
+        break;
+      case 'choice':
+        value = this.choice(key, kind.default, kind.values);
+        break;
+      case 'list':
+        value = this.list(key, kind.default);
+        break;
+    }
+    return value as ValueOf<K>;
   }
 
   /** A non-empty string; unset (or JSON null) gives the default. */

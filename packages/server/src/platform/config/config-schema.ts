@@ -1,3 +1,5 @@
+import { CONFIG_KEYS, type KeyDefinition } from './config-keys.js';
+
 /**
  * The keys the server understands, in their canonical spelling. Used to reject unknown keys
  * inside our sections (typo protection) and to name keys in messages the way the docs spell them.
@@ -9,54 +11,19 @@ export interface SchemaSection {
   readonly [key: string]: SchemaNode;
 }
 
-export const configSchema = {
-  Server: {
-    Port: 'value',
-    Host: 'value',
-    ShutdownTimeoutSeconds: 'value',
-    TrustProxy: 'list',
-    Tls: { CertificatePath: 'value', KeyPath: 'value' },
-  },
-  Database: { Url: 'value', DataDir: 'value' },
-  Authentication: {
-    Provider: 'value',
-    EmailClaimType: 'value',
-    RoleClaimType: 'value',
-    IdClaimType: 'value',
-    Local: { DefaultAdminUsername: 'value', DefaultAdminPassword: 'value' },
-    OpenId: {
-      Authority: 'value',
-      ClientId: 'value',
-      ClientSecret: 'value',
-      RequireHttpsMetadata: 'value',
-      ResponseType: 'value',
-      Scope: 'list',
-    },
-    Jwt: {
-      Authority: 'value',
-      Audience: 'value',
-      RequireHttpsMetadata: 'value',
-      TokenValidationParameters: { ValidateAudience: 'value', ValidateIssuer: 'value' },
-      ClientId: 'value',
-      AuthorizeUrl: 'value',
-      TokenUrl: 'value',
-      Scopes: 'value',
-    },
-    Saml: {
-      SpOptionsEntityId: 'value',
-      SpOptionsModulePath: 'value',
-      IdentityProviderEntityId: 'value',
-      IdentityProviderMetadataUrl: 'value',
-    },
-  },
-  Authorization: {
-    Policies: { canAll: 'list', canChange: 'list' },
-    RoleClaimTypes: 'list',
-  },
-  Session: { IdleTimeoutMinutes: 'value', Secret: 'value' },
-  Grpc: { RequireAuthentication: 'value', KeepAliveSeconds: 'value' },
-  Logging: { Level: 'value' },
-} as const satisfies SchemaSection;
+/** The tree of sections and keys, built from the one table of keys (config-keys.ts). */
+export const configSchema: SchemaSection = buildSchema();
+
+function buildSchema(): SchemaSection {
+  const root: Record<string, SchemaNode> = {};
+  for (const [key, definition] of Object.entries(CONFIG_KEYS) as Array<[string, KeyDefinition]>) {
+    const segments = key.split(':');
+    let section = root;
+    for (const segment of segments.slice(0, -1)) section = (section[segment] ??= {}) as Record<string, SchemaNode>;
+    section[segments.at(-1) as string] = definition.kind.type === 'list' ? 'list' : 'value';
+  }
+  return root;
+}
 
 /** Finds a child of a section ignoring case; returns its canonical name and node. */
 export function findSchemaChild(

@@ -83,6 +83,8 @@ describe('loadConfig defaults', () => {
       host: '0.0.0.0',
       tls: null,
       shutdownTimeoutSeconds: 10,
+      requestTimeoutSeconds: 30,
+      maxConnectionsPerAddress: 0,
       trustProxy: [],
     });
     expect(config.database).toEqual({ url: null, dataDir: join(dir, 'data') });
@@ -94,12 +96,17 @@ describe('loadConfig defaults', () => {
     expect(config.authentication.idClaimType).toBe(
       'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/nameidentifier',
     );
-    expect(config.authentication.local).toEqual({ defaultAdminUsername: 'admin', defaultAdminPassword: 'admin' });
+    expect(config.authentication.local).toEqual({
+      defaultAdminUsername: 'admin',
+      defaultAdminPassword: 'admin',
+      signInLimits: { perUserAndAddress: 10, perAddress: 50, perUser: 50, windowMinutes: 15 },
+    });
     expect(config.authentication.saml).toEqual({
       spOptionsEntityId: 'urn:sp',
       spOptionsModulePath: '/saml2',
       identityProviderEntityId: validSaml.IdentityProviderEntityId,
       identityProviderMetadataUrl: validSaml.IdentityProviderMetadataUrl,
+      requireHttpsMetadata: true,
     });
     expect(config.authentication.openId).toBeNull();
     expect(config.authentication.jwt).toBeNull();
@@ -108,7 +115,12 @@ describe('loadConfig defaults', () => {
       roleClaimTypes: ['role', 'roles', 'groups', 'name'],
     });
     expect(config.session).toEqual({ idleTimeoutMinutes: 480, secret: null });
-    expect(config.grpc).toEqual({ requireAuthentication: false, keepAliveSeconds: 30 });
+    expect(config.grpc).toEqual({
+      requireAuthentication: true,
+      keepAliveSeconds: 30,
+      maxReceiveMessageBytes: 4 * 1024 * 1024,
+      getConfigLayout: 'Spec',
+    });
     expect(config.logging).toEqual({ level: 'info' });
   });
 

@@ -36,9 +36,6 @@ export interface LoadConfigOptions {
   readonly cwd: string;
 }
 
-const providers: readonly AuthProviderName[] = ['Local', 'OpenId', 'Jwt', 'Saml'];
-const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 /**
  * Reads, merges and validates the configuration (CONTRACT.md section 1). Sources, later wins:
  * built-in defaults < appsettings.json (or `--config PATH`) < appsettings.{APP_ENV}.json <
@@ -72,10 +69,12 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
     authorization: readAuthorization(reader),
     session: readSession(reader),
     grpc: {
-      requireAuthentication: reader.boolean('Grpc:RequireAuthentication', false),
-      keepAliveSeconds: reader.positiveNumber('Grpc:KeepAliveSeconds', 30),
+      requireAuthentication: reader.read('Grpc:RequireAuthentication'),
+      keepAliveSeconds: reader.read('Grpc:KeepAliveSeconds'),
+      maxReceiveMessageBytes: reader.read('Grpc:MaxReceiveMessageBytes'),
+      getConfigLayout: reader.read('Grpc:GetConfigLayout'),
     },
-    logging: { level: reader.choice('Logging:Level', 'info', logLevels) },
+    logging: { level: reader.read('Logging:Level') },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);
   return deepFreeze(config);
@@ -95,19 +94,21 @@ function environmentName(env: Readonly<Record<string, string | undefined>>): str
 
 function readServer(reader: ConfigReader, cwd: string): ServerConfig {
   return {
-    port: reader.integer('Server:Port', 8080, { min: 0, max: 65535 }),
-    host: reader.text('Server:Host', '0.0.0.0'),
+    port: reader.read('Server:Port'),
+    host: reader.read('Server:Host'),
     tls: readTls(reader, cwd),
-    shutdownTimeoutSeconds: reader.positiveNumber('Server:ShutdownTimeoutSeconds', 10),
-    trustProxy: reader.list('Server:TrustProxy', []),
+    shutdownTimeoutSeconds: reader.read('Server:ShutdownTimeoutSeconds'),
+    requestTimeoutSeconds: reader.read('Server:RequestTimeoutSeconds'),
+    maxConnectionsPerAddress: reader.read('Server:MaxConnectionsPerAddress'),
+    trustProxy: reader.read('Server:TrustProxy'),
   };
 }
 
 function readTls(reader: ConfigReader, cwd: string): TlsConfig | null {
-  const certKey = 'Server:Tls:CertificatePath';
-  const keyKey = 'Server:Tls:KeyPath';
-  const certPath = reader.optionalText(certKey);
-  const keyPath = reader.optionalText(keyKey);
+  const certKey = 'Server:Tls:CertificatePath' as const;
+  const keyKey = 'Server:Tls:KeyPath' as const;
+  const certPath = reader.read(certKey);
+  const keyPath = reader.read(keyKey);
   if (certPath === null && keyPath === null) return null;
   if (certPath === null) {
     reader.problem(`${certKey} is required when ${keyKey} is set`);
@@ -150,7 +151,7 @@ function readPem(reader: ConfigReader, key: string, path: string): Buffer | unde
 
 function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
   // The URL usually carries a password, so messages show its scheme only.
-  const url = reader.optionalText('Database:Url', { secret: true });
+  const url = reader.read('Database:Url');
   if (url !== null) {
     const scheme = URL.canParse(url) ? new URL(url).protocol : undefined;
     if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
@@ -158,7 +159,7 @@ function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
       reader.problem(`Database:Url must be empty or a postgres:// or postgresql:// URL (got ${got})`);
     }
   }
-  const dataDir = reader.text('Database:DataDir', './data');
+  const dataDir = reader.read('Database:DataDir');
   return {
     url: url?.trim() ?? null,
     dataDir: dataDir.toLowerCase() === 'memory://' ? 'memory://' : resolve(cwd, dataDir),
@@ -166,24 +167,21 @@ function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
 }
 
 function readAuthentication(reader: ConfigReader): AuthenticationConfig {
-  const provider = reader.choice('Authentication:Provider', 'Saml', providers);
+  const provider: AuthProviderName = reader.read('Authentication:Provider');
   return {
     provider,
-    emailClaimType: reader.text(
-      'Authentication:EmailClaimType',
-      'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
-    ),
-    roleClaimType: reader.text(
-      'Authentication:RoleClaimType',
-      'http://schemas.microsoft.com/ws/2008/06/identity/claims/role',
-    ),
-    idClaimType: reader.text(
-      'Authentication:IdClaimType',
-      'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/nameidentifier',
-    ),
+    emailClaimType: reader.read('Authentication:EmailClaimType'),
+    roleClaimType: reader.read('Authentication:RoleClaimType'),
+    idClaimType: reader.read('Authentication:IdClaimType'),
     local: {
-      defaultAdminUsername: reader.text('Authentication:Local:DefaultAdminUsername', 'admin'),
-      defaultAdminPassword: reader.text('Authentication:Local:DefaultAdminPassword', 'admin', { secret: true }),
+      defaultAdminUsername: reader.read('Authentication:Local:DefaultAdminUsername'),
+      defaultAdminPassword: reader.read('Authentication:Local:DefaultAdminPassword'),
+      signInLimits: {
+        perUserAndAddress: reader.read('Authentication:Local:SignInLimits:PerUserAndAddress'),
+        perAddress: reader.read('Authentication:Local:SignInLimits:PerAddress'),
+        perUser: reader.read('Authentication:Local:SignInLimits:PerUser'),
+        windowMinutes: reader.read('Authentication:Local:SignInLimits:WindowMinutes'),
+      },
     },
     // Settings of inactive providers are neither checked nor returned, so a file can keep
     // several providers' settings side by side and switch with Authentication:Provider alone.
@@ -195,10 +193,10 @@ function readAuthentication(reader: ConfigReader): AuthenticationConfig {
 
 function readOpenId(reader: ConfigReader): OpenIdAuthConfig {
   const section = 'Authentication:OpenId';
-  const authority = reader.requiredText(`${section}:Authority`, 'OpenId');
-  const clientId = reader.requiredText(`${section}:ClientId`, 'OpenId');
-  const clientSecret = reader.requiredText(`${section}:ClientSecret`, 'OpenId', { secret: true });
-  const requireHttpsMetadata = reader.boolean(`${section}:RequireHttpsMetadata`, true);
+  const authority = reader.read('Authentication:OpenId:Authority');
+  const clientId = reader.read('Authentication:OpenId:ClientId');
+  const clientSecret = reader.read('Authentication:OpenId:ClientSecret');
+  const requireHttpsMetadata = reader.read('Authentication:OpenId:RequireHttpsMetadata');
   if (authority !== '') {
     checkHttpUrl(
       reader,
@@ -212,16 +210,16 @@ function readOpenId(reader: ConfigReader): OpenIdAuthConfig {
     clientId,
     clientSecret,
     requireHttpsMetadata,
-    responseType: reader.text(`${section}:ResponseType`, 'code'),
-    scope: reader.list(`${section}:Scope`, ['openid', 'profile', 'email']),
+    responseType: reader.read('Authentication:OpenId:ResponseType'),
+    scope: reader.read('Authentication:OpenId:Scope'),
   };
 }
 
 function readJwt(reader: ConfigReader): JwtAuthConfig {
   const section = 'Authentication:Jwt';
-  const authority = reader.requiredText(`${section}:Authority`, 'Jwt');
-  const audience = reader.requiredText(`${section}:Audience`, 'Jwt');
-  const requireHttpsMetadata = reader.boolean(`${section}:RequireHttpsMetadata`, true);
+  const authority = reader.read('Authentication:Jwt:Authority');
+  const audience = reader.read('Authentication:Jwt:Audience');
+  const requireHttpsMetadata = reader.read('Authentication:Jwt:RequireHttpsMetadata');
   if (authority !== '') {
     checkHttpUrl(
       reader,
@@ -230,35 +228,41 @@ function readJwt(reader: ConfigReader): JwtAuthConfig {
       requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
     );
   }
-  const authorizeUrl = reader.optionalText(`${section}:AuthorizeUrl`);
+  const authorizeUrl = reader.read('Authentication:Jwt:AuthorizeUrl');
   if (authorizeUrl !== null) checkHttpUrl(reader, `${section}:AuthorizeUrl`, authorizeUrl, null);
-  const tokenUrl = reader.optionalText(`${section}:TokenUrl`);
+  const tokenUrl = reader.read('Authentication:Jwt:TokenUrl');
   if (tokenUrl !== null) checkHttpUrl(reader, `${section}:TokenUrl`, tokenUrl, null);
   return {
     authority,
     audience,
     requireHttpsMetadata,
     tokenValidationParameters: {
-      validateAudience: reader.boolean(`${section}:TokenValidationParameters:ValidateAudience`, true),
-      validateIssuer: reader.boolean(`${section}:TokenValidationParameters:ValidateIssuer`, true),
+      validateAudience: reader.read('Authentication:Jwt:TokenValidationParameters:ValidateAudience'),
+      validateIssuer: reader.read('Authentication:Jwt:TokenValidationParameters:ValidateIssuer'),
     },
-    clientId: reader.optionalText(`${section}:ClientId`),
+    clientId: reader.read('Authentication:Jwt:ClientId'),
     authorizeUrl,
     tokenUrl,
-    scopes: reader.optionalText(`${section}:Scopes`),
+    scopes: reader.read('Authentication:Jwt:Scopes'),
   };
 }
 
 function readSaml(reader: ConfigReader): SamlAuthConfig {
   const section = 'Authentication:Saml';
-  const spOptionsEntityId = reader.requiredText(`${section}:SpOptionsEntityId`, 'Saml');
-  const identityProviderEntityId = reader.requiredText(`${section}:IdentityProviderEntityId`, 'Saml');
-  const identityProviderMetadataUrl = reader.requiredText(`${section}:IdentityProviderMetadataUrl`, 'Saml');
+  const spOptionsEntityId = reader.read('Authentication:Saml:SpOptionsEntityId');
+  const identityProviderEntityId = reader.read('Authentication:Saml:IdentityProviderEntityId');
+  const identityProviderMetadataUrl = reader.read('Authentication:Saml:IdentityProviderMetadataUrl');
+  const requireHttpsMetadata = reader.read('Authentication:Saml:RequireHttpsMetadata');
   if (identityProviderMetadataUrl !== '') {
-    checkHttpUrl(reader, `${section}:IdentityProviderMetadataUrl`, identityProviderMetadataUrl, null);
+    checkHttpUrl(
+      reader,
+      `${section}:IdentityProviderMetadataUrl`,
+      identityProviderMetadataUrl,
+      requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
+    );
   }
   const modulePathKey = `${section}:SpOptionsModulePath`;
-  const givenModulePath = reader.text(modulePathKey, '/saml2');
+  const givenModulePath = reader.read('Authentication:Saml:SpOptionsModulePath');
   // Endpoints are registered as `${modulePath}/Acs`, so a trailing slash would double up.
   const spOptionsModulePath = givenModulePath.replace(/\/+$/, '');
   if (!givenModulePath.startsWith('/') || spOptionsModulePath === '') {
@@ -266,26 +270,32 @@ function readSaml(reader: ConfigReader): SamlAuthConfig {
       `${modulePathKey} must be a path starting with "/", such as /saml2 (got ${JSON.stringify(givenModulePath)})`,
     );
   }
-  return { spOptionsEntityId, spOptionsModulePath, identityProviderEntityId, identityProviderMetadataUrl };
+  return {
+    spOptionsEntityId,
+    spOptionsModulePath,
+    identityProviderEntityId,
+    identityProviderMetadataUrl,
+    requireHttpsMetadata,
+  };
 }
 
 function readAuthorization(reader: ConfigReader): AuthorizationConfig {
   return {
     policies: {
-      canAll: reader.list('Authorization:Policies:canAll', ['admin']),
-      canChange: reader.list('Authorization:Policies:canChange', ['developer']),
+      canAll: reader.read('Authorization:Policies:canAll'),
+      canChange: reader.read('Authorization:Policies:canChange'),
     },
-    roleClaimTypes: reader.list('Authorization:RoleClaimTypes', ['role', 'roles', 'groups', 'name']),
+    roleClaimTypes: reader.read('Authorization:RoleClaimTypes'),
   };
 }
 
 function readSession(reader: ConfigReader): SessionConfig {
-  const secret = reader.optionalText('Session:Secret', { secret: true });
+  const secret = reader.read('Session:Secret');
   if (secret !== null && secret.length < 32) {
     reader.problem(`Session:Secret must be at least 32 characters long (got ${secret.length})`);
   }
   return {
-    idleTimeoutMinutes: reader.integer('Session:IdleTimeoutMinutes', 480, { min: 1 }),
+    idleTimeoutMinutes: reader.read('Session:IdleTimeoutMinutes'),
     secret,
   };
 }

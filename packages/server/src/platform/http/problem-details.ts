@@ -14,7 +14,11 @@ export function problemFor(code: ErrorCode, detail: string, errors?: FieldErrors
   return { type, title, status: httpStatus, detail, ...(errors && Object.keys(errors).length > 0 ? { errors } : {}) };
 }
 
+/** Seconds a client should wait before retrying a 503 (the database or the server coming back). */
+const RETRY_AFTER_SECONDS = '5';
+
 export function sendProblem(reply: FastifyReply, problem: ProblemDetails): FastifyReply {
+  if (problem.status === 503 && !reply.hasHeader('retry-after')) void reply.header('retry-after', RETRY_AFTER_SECONDS);
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 

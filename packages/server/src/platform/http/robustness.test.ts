@@ -793,10 +793,10 @@ function requestArb(routes: readonly Route[], authRoutes: boolean): fc.Arbitrary
 // ---------------------------------------------------------------------------------------------
 
 const DEV_USER = 'fuzzdev';
-const DEV_PASSWORD = 'fuzzdev-password';
+const DEV_PASSWORD = 'fuzzdev-password-for-tests';
 /** The user that path ids of /api/users name: it may be changed or deleted, and is re-created. */
 const VICTIM_USER = 'fuzzvictim';
-const MEMBER = 'member@example.com';
+const MEMBER = 'fuzzmember';
 
 interface LoggedError {
   readonly reqId: string | undefined;
@@ -868,6 +868,10 @@ describe.each(databaseKinds)('REST API robustness on %s', (kind) => {
       admin.post(`/api/configversions/${other.id}`, { versionLabel: '2.0.0' }),
       [201],
     );
+    await expectStatus(
+      admin.post('/api/users', { username: MEMBER, password: 'fuzzmember-password-for-tests', role: 'developer' }),
+      [201, 409],
+    );
     await expectStatus(admin.post(`/api/services/${service.id}/members`, { userId: MEMBER }), [201]);
     await expectStatus(admin.post(`/api/services/${service.id}/members`, { userId: DEV_USER }), [201]);
     ids
@@ -913,7 +917,7 @@ describe.each(databaseKinds)('REST API robustness on %s', (kind) => {
     }
     if (victimStale) {
       await expectStatus(
-        admin.post('/api/users', { username: VICTIM_USER, password: 'victim-password', role: 'developer' }),
+        admin.post('/api/users', { username: VICTIM_USER, password: 'victim-password-for-tests', role: 'developer' }),
         [201, 409],
       );
       victimStale = false;

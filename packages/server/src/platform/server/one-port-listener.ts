@@ -26,6 +26,15 @@ export interface OnePortListenerOptions {
    * @default 10000
    */
   sniffTimeoutMs?: number;
+  /**
+   * How long a request's headers and body may take to arrive (HTTP/1.1 and HTTP/2 requests that are
+   * not claimed by onHttp2Stream): a slower HTTP/1.1 request is answered 408 and its connection
+   * closed, a slower HTTP/2 stream is reset.
+   * @default 30000
+   */
+  requestTimeoutMs?: number;
+  /** At most this many open connections per client address; 0 means no limit. @default 0 */
+  maxConnectionsPerAddress?: number;
 }
 
 export interface OnePortListener {
@@ -44,6 +53,7 @@ const TLS_HANDSHAKE_RECORD = 0x16;
 // it is not yet owned by any Node server, so none of their timeouts would ever close it.
 const DEFAULT_SNIFF_TIMEOUT_MS = 10_000;
 const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Decides the protocol from the first bytes, or returns undefined while the bytes seen so far are
@@ -60,6 +70,9 @@ export function classifyConnection(head: Buffer): Protocol | undefined {
 export function createOnePortListener(options: OnePortListenerOptions): OnePortListener {
   const { logger } = options;
   const sniffTimeoutMs = options.sniffTimeoutMs ?? DEFAULT_SNIFF_TIMEOUT_MS;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const maxConnectionsPerAddress = options.maxConnectionsPerAddress ?? 0;
+  const connectionsPerAddress = new Map<string, number>();
   let closing = false;
   let closePromise: Promise<void> | null = null;
   let boundAddress: { port: number; host: string } | null = null;
@@ -100,7 +113,15 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     });
   };
 
-  const httpServer = http.createServer(dispatch);
+  // Node enforces these from a periodic check; it runs often enough for the timeout to mean something.
+  const httpServer = http.createServer(
+    {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeoutMs / 4))),
+    },
+    dispatch,
+  );
   const h2cServer = http2.createServer({ settings: options.http2Settings });
   const secureServer = options.tls
     ? http2.createSecureServer({
@@ -141,6 +162,14 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
       }
       res.writeContinue();
     }
+    // HTTP/2 has no request timeout of its own: a body trickled byte by byte would hold the stream
+    // (and what the handler buffered) for ever.
+    const timer = setTimeout(() => {
+      if (!req.complete) stream.close(http2.constants.NGHTTP2_CANCEL);
+    }, requestTimeoutMs);
+    timer.unref();
+    req.once('end', () => clearTimeout(timer));
+    stream.once('close', () => clearTimeout(timer));
     dispatch(req, res);
   };
   for (const server of [h2cServer, secureServer]) {
@@ -205,6 +234,24 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     process.nextTick(() => sock.resume());
   };
 
+  /** Server:MaxConnectionsPerAddress: one address may not take every file descriptor. */
+  const admitAddress = (sock: net.Socket): boolean => {
+    if (maxConnectionsPerAddress <= 0) return true;
+    const address = sock.remoteAddress ?? 'unknown';
+    const open = connectionsPerAddress.get(address) ?? 0;
+    if (open >= maxConnectionsPerAddress) {
+      sock.destroy();
+      return false;
+    }
+    connectionsPerAddress.set(address, open + 1);
+    sock.once('close', () => {
+      const left = (connectionsPerAddress.get(address) ?? 1) - 1;
+      if (left > 0) connectionsPerAddress.set(address, left);
+      else connectionsPerAddress.delete(address);
+    });
+    return true;
+  };
+
   const onConnection = (sock: net.Socket): void => {
     // Permanent: after a TLS hand-over nobody else listens on the raw socket, and an 'error' event
     // without a listener would crash the process.
@@ -213,6 +260,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
       sock.destroy();
       return;
     }
+    if (!admitAddress(sock)) return;
     rawSockets.add(sock);
     sock.once('close', () => {
       rawSockets.delete(sock);

@@ -1,0 +1,104 @@
+import type { SecureClientSessionOptions } from 'node:http2';
+import { LiveClient } from './internal/live-client.js';
+import { resolveOptions } from './internal/options.js';
+import type { ConfigLogger, LiveConfig } from './live-config.js';
+import type { ConfigSchema } from './schema.js';
+
+/**
+ * Options of {@link connect}; only the first four are required.
+ * @example
+ * ```ts
+ * const options: ConnectOptions<typeof schema> = {
+ *   url: 'https://config.internal:8080',
+ *   serviceId: process.env.SERVICE_ID ?? '',
+ *   version: '1.4.2',
+ *   schema,
+ *   apiKey: process.env.CONFIG_API_KEY,
+ *   cacheFile: '/var/cache/my-app/config.json',
+ * };
+ * ```
+ */
+export interface ConnectOptions<S extends ConfigSchema> {
+  /** The server (gRPC and REST share its port): `http://host:8080` (h2c) or `https://…` (TLS). */
+  readonly url: string;
+  /** The id (UUID) of the application's service, as shown in the management UI. */
+  readonly serviceId: string;
+  /** The version label to register and follow, e.g. the application's own version (`'1.4.2'`). */
+  readonly version: string;
+  /** The declared configuration, from {@link defineConfig}. */
+  readonly schema: S;
+  /**
+   * Milliseconds to wait before each reconnect after the stream drops (and between attempts while
+   * starting). Reconnects are never later than this: no back-off is added.
+   * @default 5000
+   */
+  readonly pollingInterval?: number;
+  /**
+   * Milliseconds `connect` keeps trying to reach the server; then it resolves from `cacheFile`
+   * (status `offline`) or rejects.
+   * @default 10000
+   */
+  readonly startupTimeout?: number;
+  /**
+   * An API key of the service (from `POST /api/services/{id}/apikeys`), sent as
+   * `authorization: Bearer <key>`. Needed when the server sets `Grpc:RequireAuthentication`.
+   * @default undefined (no credentials)
+   */
+  readonly apiKey?: string;
+  /**
+   * A bearer token (Jwt provider), or a function returning one; the function is asked again when
+   * the server answers UNAUTHENTICATED. Give `apiKey` or `token`, not both.
+   * @default undefined (no credentials)
+   */
+  readonly token?: string | (() => string | Promise<string>);
+  /**
+   * A file that keeps the last snapshot, rewritten atomically after each applied change. When the
+   * server cannot be reached within `startupTimeout`, `connect` resolves from it.
+   * @default undefined (no cache: connect rejects when the server cannot be reached)
+   */
+  readonly cacheFile?: string;
+  /** Aborting it rejects a pending `connect` and closes the client. @default undefined */
+  readonly signal?: AbortSignal;
+  /**
+   * Where warnings (unparsable values, lost streams, missing keys) and other messages go.
+   * @default warnings to console.warn, listener failures to console.error, nothing else
+   */
+  readonly logger?: ConfigLogger;
+  /**
+   * TLS settings for an `https://` url, passed to `http2.connect`: `ca` for a private certificate
+   * authority, `cert` and `key` for a client certificate.
+   * @default undefined (the system's trusted certificate authorities)
+   */
+  readonly tls?: Pick<SecureClientSessionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
+}
+
+/**
+ * Connects an application to its configuration: registers the schema as version `version` of the
+ * service (IsVersionExists, then CreateVersion only for a new label), loads the snapshot
+ * (GetConfig) and keeps the change stream (StartSubscribe) open. Resolves once the snapshot is
+ * applied; from then on `values` follows every change, in order, across reconnects.
+ *
+ * It never fails because of a remote value: one that does not parse keeps the last good value and
+ * is reported. When the server cannot be reached within `startupTimeout` it resolves from
+ * `cacheFile` (status `offline`) and catches up when the server is back.
+ *
+ * @example
+ * ```ts
+ * import { connect, defineConfig, group, number, string } from '@realtime-config/client';
+ *
+ * const schema = defineConfig({
+ *   Payments: group({ Provider: string({ default: 'Stripe' }), TimeoutSeconds: number({ default: 30 }) }),
+ * });
+ * const config = await connect({ url: 'http://localhost:8080', serviceId, version: '1.0.0', schema });
+ * config.values.Payments.TimeoutSeconds; // number
+ * config.subscribe((values) => console.log('timeout is now', values.Payments.TimeoutSeconds));
+ * ```
+ * @throws ConfigError `INVALID_ARGUMENT` for a bad option; `UNAVAILABLE` (or the server's refusal:
+ * `UNAUTHENTICATED`, `PERMISSION_DENIED`, `NOT_FOUND`) when the server cannot serve the snapshot
+ * and there is no cache; `ABORTED` when `signal` aborts first.
+ */
+export async function connect<S extends ConfigSchema>(options: ConnectOptions<S>): Promise<LiveConfig<S>> {
+  const client = new LiveClient(resolveOptions(options));
+  await client.start();
+  return client as unknown as LiveConfig<S>;
+}

@@ -1,0 +1,135 @@
+import { fromBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
+import { EmptySchema } from '@bufbuild/protobuf/wkt';
+import type { RemoteEntry } from './config-state.js';
+import {
+  GetConfigResponse_ConfigEntrySchema,
+  microsFromTimestamp,
+  RealtimeConfigGrpcService,
+  timestampFromMicros,
+  type CreateVersionRequestSchema,
+  type GetConfigResponse,
+  type SubscriptionEvent,
+} from './protocol.js';
+import { callError, type Rpc } from './rpc.js';
+import { WIRE_VALUE_TYPES, type SchemaPlan } from './schema-plan.js';
+
+/** Which version of which service. */
+export interface VersionTarget {
+  readonly serviceId: string;
+  /** The version label. */
+  readonly version: string;
+}
+
+/** A version as registration found it: its id and its snapshot. */
+export interface LoadedVersion {
+  readonly versionId: string;
+  /** CreateVersion registered it (the label was new). */
+  readonly created: boolean;
+  readonly entries: RemoteEntry[];
+}
+
+type WireEntry = GetConfigResponse['entries'][number] | SubscriptionEvent['events'][number];
+
+export function remoteEntryOf(entry: WireEntry): RemoteEntry {
+  return {
+    key: entry.key,
+    value: entry.value ?? null,
+    timestamp: entry.timestamp ? microsFromTimestamp(entry.timestamp) : 0,
+  };
+}
+
+function classesOf(plan: SchemaPlan): MessageInitShape<typeof CreateVersionRequestSchema>['classes'] {
+  return plan.classes.map((cls) => ({
+    name: cls.name,
+    description: cls.description,
+    entries: cls.settings.map((s) => ({
+      key: s.key,
+      name: s.path.at(-1) ?? s.key,
+      description: s.setting.description,
+      valueType: WIRE_VALUE_TYPES[s.setting.valueType],
+      enumValues: s.setting.enumValues?.join('|'),
+      value: s.defaultRaw ?? undefined,
+    })),
+  }));
+}
+
+// GetConfig decoded field by field, so both layouts of its answer read: SPEC.md's (entries = 1) and
+// the one of the Konfigo SDKs (service_id = 1, version_id = 2, entries = 3), which a server with
+// Grpc:GetConfigLayout=Konfigo sends to keep a fleet of those SDKs working beside this one.
+const getConfigFields = { ...RealtimeConfigGrpcService.method.getConfig, output: EmptySchema };
+
+async function getConfigEntries(rpc: Rpc, request: VersionTarget, signal: AbortSignal): Promise<RemoteEntry[]> {
+  const response = await rpc.transport.unary(getConfigFields, signal, undefined, undefined, request);
+  const fields = response.message.$unknown ?? [];
+  const entriesField = fields.some((f) => f.no === 2 || f.no === 3) ? 3 : 1;
+  return fields
+    .filter((f) => f.no === entriesField && f.wireType === WireType.LengthDelimited)
+    .map((f) => remoteEntryOf(fromBinary(GetConfigResponse_ConfigEntrySchema, new BinaryReader(f.data).bytes())));
+}
+
+/**
+ * The start of a client's life (CONTRACT.md §7): IsVersionExists; CreateVersion only when the label
+ * is unknown (an existing version is reused as it is); GetConfig for the snapshot.
+ */
+export async function registerAndLoad(
+  rpc: Rpc,
+  target: VersionTarget,
+  plan: SchemaPlan,
+  signal: AbortSignal,
+): Promise<LoadedVersion> {
+  const at = rpc.options.url;
+  const request = { serviceId: target.serviceId, version: target.version };
+  const call = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await rpc.withFreshToken(run);
+    } catch (error) {
+      throw callError(error, `${what} at ${at}`);
+    }
+  };
+  const found = await call('IsVersionExists', () => rpc.client.isVersionExists(request, { signal }));
+  let versionId = found.versionId;
+  const created = versionId === undefined;
+  if (versionId === undefined) {
+    const registration = { ...request, classes: classesOf(plan) };
+    versionId = (await call('CreateVersion', () => rpc.client.createVersion(registration, { signal }))).versionId;
+  }
+  const entries = await call('GetConfig', () => getConfigEntries(rpc, request, signal));
+  return { versionId, created, entries };
+}
+
+export interface StreamHandlers {
+  /** The server accepted the stream (response headers arrived). */
+  onOpen(): void;
+  /** One SubscriptionEvent, as entries. */
+  onEvent(entries: RemoteEntry[]): void;
+}
+
+/**
+ * One StartSubscribe call, from request to end: every change after `after` (µs; undefined for all
+ * of them). Resolves when the server ends the stream, rejects with a ConfigError when it fails.
+ */
+export async function streamChanges(
+  rpc: Rpc,
+  request: { readonly serviceId: string; readonly versionId: string; readonly after: number | undefined },
+  signal: AbortSignal,
+  handlers: StreamHandlers,
+): Promise<void> {
+  const message = {
+    serviceId: request.serviceId,
+    versionId: request.versionId,
+    timestamp: request.after === undefined ? undefined : timestampFromMicros(request.after),
+  };
+  const onHeader = (headers: Headers): void => {
+    if (!headers.has('grpc-status')) handlers.onOpen(); // a trailers-only answer is a failure, not a stream
+  };
+  try {
+    await rpc.withFreshToken(async () => {
+      for await (const event of rpc.client.startSubscribe(message, { signal, onHeader })) {
+        handlers.onEvent(event.events.map(remoteEntryOf));
+      }
+    });
+  } catch (error) {
+    throw callError(error, `StartSubscribe at ${rpc.options.url}`);
+  }
+}

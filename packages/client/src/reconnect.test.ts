@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, type ConfigChange, type ConfigStatus } from './index.js';
+import { databaseKinds, recordingLogger, setValues, until, versionIdOf } from './test-support/fixtures.js';
+import { paymentsSchema, type PaymentsSchema } from './test-support/payments-schema.js';
+import { serverProcesses, type ServerProcesses } from './test-support/server-processes.js';
+
+const POLLING_INTERVAL_MS = 200;
+
+describe.each(databaseKinds)('restarts of the server on %s', (kind) => {
+  let processes: ServerProcesses | undefined;
+  afterEach(async () => {
+    await processes?.cleanup();
+  });
+
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    'after %s every change made while the client was away arrives once, in order',
+    async (signal) => {
+      processes = await serverProcesses(kind);
+      const first = await processes.start();
+      const admin = await processes.admin(first);
+      const serviceId = (await admin.post('/api/services', { name: `restart-${signal}` })).body.id as string;
+      const logger = recordingLogger();
+      const config = await connect({
+        url: processes.url,
+        serviceId,
+        version: '1.0.0',
+        schema: paymentsSchema,
+        pollingInterval: POLLING_INTERVAL_MS,
+        logger,
+      });
+      const seen: Array<ConfigChange<PaymentsSchema>> = [];
+      const calls: number[] = [];
+      const statuses: ConfigStatus[] = [];
+      config.subscribe((_, changes) => {
+        seen.push(...changes);
+        calls.push(changes.length);
+      });
+      config.on('status', (s) => statuses.push(s));
+      try {
+        const versionId = (await versionIdOf(admin, serviceId, '1.0.0')) as string;
+        await setValues(admin, serviceId, versionId, { 'Payments:Provider': 'before' });
+        await until(() => config.values.Payments.Provider === 'before', 'the change before the restart');
+
+        if (signal === 'SIGTERM') await processes.stop(first);
+        else await first.kill();
+        await until(() => config.status === 'reconnecting', 'status reconnecting');
+
+        // Changes while the client's server is down, through another instance on the same database.
+        const elsewhere = await processes.startElsewhere();
+        const other = await processes.admin(elsewhere);
+        await setValues(other, serviceId, versionId, { 'Payments:Mode': 'Live' });
+        await setValues(other, serviceId, versionId, { 'Payments:Enabled': 'false', 'Payments:Retries': '[9]' });
+        await setValues(other, serviceId, versionId, { 'Payments:TimeoutSeconds': '60' });
+        await processes.stop(elsewhere);
+        expect(config.status).toBe('reconnecting');
+        expect(seen).toHaveLength(1);
+
+        const back = await processes.start();
+        const attemptsBefore = logger.messages.debug.length;
+        await until(() => config.values.Payments.TimeoutSeconds === 60, 'the catch-up');
+        // The first attempt that starts after the server listens succeeds: no back-off of a
+        // library keeps failing calls to a server that is back.
+        expect(logger.messages.debug.length).toBeLessThanOrEqual(attemptsBefore + 1);
+
+        await setValues(await processes.admin(back), serviceId, versionId, { 'Payments:Provider': 'after' });
+        await until(() => config.values.Payments.Provider === 'after', 'the change after the restart');
+
+        expect(seen.map((c) => [c.key, c.newValue])).toEqual([
+          ['Payments:Provider', 'before'],
+          ['Payments:Mode', 'Live'],
+          ['Payments:Enabled', false],
+          ['Payments:Retries', [9]],
+          ['Payments:TimeoutSeconds', 60],
+          ['Payments:Provider', 'after'],
+        ]);
+        expect(calls[0]).toBe(1);
+        expect(calls.at(-1)).toBe(1);
+        expect(statuses).toEqual(['reconnecting', 'live']);
+        expect(logger.messages.warn.some((m) => m.includes('UNAVAILABLE') || m.includes('Unavailable'))).toBe(true);
+      } finally {
+        await config.close();
+      }
+    },
+  );
+});

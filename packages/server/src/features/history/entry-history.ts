@@ -1,0 +1,133 @@
+import type { Stores, UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError } from '../../platform/errors.js';
+import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
+import type { AuditAction, AuditRecord } from '../audit/index.js';
+import type { NewEntry, Plan, PlannedChange, Planner } from '../entries/index.js';
+
+/** An entry as an audit record shows it (`auditView`): what a restore needs of it. */
+interface EntryView {
+  readonly key: string;
+  readonly name?: string;
+  readonly rawValue: string | null;
+  readonly valueType?: number;
+  readonly enumDefinition?: string | null;
+  readonly description?: string | null;
+  readonly groupName?: string | null;
+  readonly groupDescription?: string | null;
+  readonly generation?: number;
+}
+
+export interface HistoryItem {
+  readonly action: AuditAction;
+  /** The value after the change; null for a deletion. */
+  readonly value: string | null;
+  readonly generation: number;
+  readonly deleted: boolean;
+  readonly timestampMicros: number;
+  readonly userId: string | null;
+  readonly userName: string | null;
+}
+
+const viewOf = (value: unknown): EntryView | null =>
+  typeof value === 'object' && value !== null && 'key' in value ? (value as EntryView) : null;
+
+/** What one audit record says about the entry after it: present with a value, or deleted. */
+function stateAfter(record: AuditRecord): { present: boolean; view: EntryView | null; generation: number } {
+  const after = viewOf(record.changes.after);
+  const before = viewOf(record.changes.before);
+  if (record.action === 'Deleted' || after === null) {
+    return { present: false, view: before, generation: (before?.generation ?? 0) + 1 };
+  }
+  return { present: true, view: after, generation: after.generation ?? 0 };
+}
+
+/** The history of entries (from the audit log) and the state of a version at a point in time. */
+export class EntryHistory {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  /** Every change of one entry, newest first, deleted entries included. */
+  async of(
+    serviceId: string,
+    versionId: string,
+    entryId: string,
+    page: { pageToken?: string | null; pageSize?: number | null },
+  ): Promise<{ items: HistoryItem[]; nextPageToken: string }> {
+    const limit = clampPageSize(page.pageSize);
+    const beforeNum = decodePageToken(page.pageToken);
+    if (!(await this.uow.read.versions.get(serviceId, versionId))) {
+      throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    }
+    const records = await this.uow.read.audit.ofEntity({ entityId: entryId, beforeNum, limit: limit + 1 });
+    const mine = records.filter((r) => r.entityType === 'Entry' && r.versionId === versionId);
+    if (mine.length === 0 && beforeNum === null) {
+      throw AppError.notFound(`Entry ${entryId} has no history in this version.`);
+    }
+    const items = mine.slice(0, limit).map((r): HistoryItem => {
+      const state = stateAfter(r);
+      return {
+        action: r.action,
+        value: state.present ? (state.view?.rawValue ?? null) : null,
+        generation: state.generation,
+        deleted: !state.present,
+        timestampMicros: r.timestamp,
+        userId: r.userId,
+        userName: r.userName,
+      };
+    });
+    const last = mine[limit - 1];
+    return { items, nextPageToken: mine.length > limit && last ? encodePageToken(last.num) : '' };
+  }
+}
+
+/**
+ * A restore to a point in time as a plan: each key in scope gets the value it had then; a key that
+ * did not exist then is deleted, one deleted since is created again (with its metadata of then), and
+ * one whose value type changed since is created again with the type of then.
+ */
+export function restorePlanner(atMicros: number, keys: readonly string[] | null): Planner {
+  return async (stores: Stores, versionId: string): Promise<Plan> => {
+    const records = await stores.audit.entryRecordsUntil({ versionId, untilMicros: atMicros, keys });
+    const then = new Map<string, { present: boolean; rawValue: string | null; meta: EntryView | null }>();
+    for (const record of records) {
+      const key = record.entryKey;
+      if (!key) continue;
+      const previous = then.get(key);
+      const state = stateAfter(record);
+      // A value-only record (ValueSet) keeps the metadata of the last full view.
+      const full = state.view && state.view.valueType !== undefined ? state.view : (previous?.meta ?? null);
+      then.set(key, { present: state.present, rawValue: state.view?.rawValue ?? null, meta: full });
+    }
+    const liveNow = (await stores.entries.listLive(versionId)).filter((e) => keys === null || keys.includes(e.key));
+    const now = new Map(liveNow.map((e) => [e.key, e]));
+    const considered = [...new Set([...(keys ?? []), ...then.keys(), ...now.keys()])];
+    const changes: PlannedChange[] = [];
+    for (const key of considered.sort()) {
+      const past = then.get(key);
+      const current = now.get(key);
+      if (!past?.present) {
+        if (current) changes.push({ kind: 'delete', key });
+        continue;
+      }
+      const entry = newEntryOf(key, past.rawValue, past.meta);
+      if (!entry) continue;
+      if (!current) changes.push({ kind: 'create', entry });
+      else if (current.valueType !== entry.valueType) changes.push({ kind: 'recreate', entry });
+      else if (current.rawValue !== past.rawValue) changes.push({ kind: 'set', key, rawValue: past.rawValue });
+    }
+    return { changes, considered };
+  };
+}
+
+function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null): NewEntry | null {
+  if (!meta || meta.valueType === undefined) return null;
+  return {
+    key,
+    name: meta.name ?? key,
+    rawValue,
+    valueType: meta.valueType,
+    enumDefinition: meta.enumDefinition ?? null,
+    description: meta.description ?? null,
+    groupName: meta.groupName ?? null,
+    groupDescription: meta.groupDescription ?? null,
+  };
+}

@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { isoToMicros, microsToIso } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { identityOf } from '../auth/index.js';
+import { ENTRY_LIMITS, MAX_PLAN_CHANGES, planOutcomeOf, PlanOutcomeSchema, type EntryPlans } from '../entries/index.js';
+import { restorePlanner, type EntryHistory } from './entry-history.js';
+
+const HistoryItemSchema = Type.Object({
+  action: Type.String({ description: 'Created, Updated, ValueSet, Deleted, Restored or Imported' }),
+  value: Nullable(Type.String({ description: 'The value after the change; null when deleted (or null itself)' })),
+  generation: Type.Integer(),
+  deleted: Type.Boolean(),
+  timestamp: Timestamp,
+  timestampMicros: Type.Integer({ description: 'Microseconds since the epoch: the change time on the version clock' }),
+  userId: Nullable(Type.String()),
+  userName: Nullable(Type.String()),
+});
+
+export interface HistoryRoutesOptions {
+  history: EntryHistory;
+  plans: EntryPlans;
+}
+
+/** Entry history and restore to a point in time. */
+export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { history, plans }) => {
+  const tags = ['history'];
+
+  app.get(
+    '/api/configentries/:serviceId/:versionId/:entryId/history',
+    {
+      config: { policy: 'canChange' },
+      schema: {
+        tags,
+        summary: 'Every change of an entry, newest first (deleted entries too)',
+        params: Type.Object({ serviceId: Uuid, versionId: Uuid, entryId: Uuid }),
+        querystring: Type.Object({
+          // Query strings are text (no type coercion in this API): a number of 1 to 500.
+          pageSize: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: '1–500, default 20' })),
+          pageToken: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: {
+          200: Type.Object({ entities: Type.Array(HistoryItemSchema), nextPageToken: Type.String() }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { serviceId, versionId, entryId } = request.params;
+      const { pageSize, pageToken } = request.query;
+      const page = await history.of(serviceId, versionId, entryId, {
+        pageSize: pageSize === undefined ? null : Number(pageSize),
+        pageToken: pageToken ?? null,
+      });
+      return {
+        entities: page.items.map((item) => ({ ...item, timestamp: microsToIso(item.timestampMicros) })),
+        nextPageToken: page.nextPageToken,
+      };
+    },
+  );
+
+  app.post(
+    '/api/configentries/:serviceId/:versionId/restore',
+    {
+      config: { policy: 'canChange' },
+      schema: {
+        tags,
+        summary: 'Restore values to what they were at a point in time (dry run first)',
+        description:
+          'Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Creating and deleting entries needs canAll; members with canChange may restore values.',
+        params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
+        body: Type.Object(
+          {
+            at: Type.String({
+              maxLength: 64,
+              description: 'ISO 8601 time with zone',
+              examples: ['2026-11-20T09:00:00Z'],
+            }),
+            keys: Type.Optional(
+              Type.Array(Type.String({ minLength: 1, maxLength: ENTRY_LIMITS.key }), { maxItems: MAX_PLAN_CHANGES }),
+            ),
+            dryRun: Type.Optional(Type.Boolean({ default: true })),
+            basedOn: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: PlanOutcomeSchema, ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { serviceId, versionId } = request.params;
+      const { at, keys, dryRun = true, basedOn } = request.body;
+      const atMicros = isoToMicros(at);
+      if (atMicros === undefined) {
+        throw AppError.invalid('at must be an ISO 8601 time with a zone.', { at: ['is not an ISO 8601 time'] });
+      }
+      const planner = restorePlanner(atMicros, keys ?? null);
+      if (dryRun) return planOutcomeOf(await plans.preview(serviceId, versionId, planner));
+      if (!basedOn) {
+        throw AppError.invalid('Applying a restore needs the basedOn token of its dry run.', {
+          basedOn: ['is required when dryRun is false'],
+        });
+      }
+      return planOutcomeOf(
+        await plans.apply(identityOf(request), { serviceId, versionId }, planner, { basedOn, action: 'Restored' }),
+      );
+    },
+  );
+};

@@ -1,0 +1,76 @@
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseSchema } from '../../db/schema.js';
+import type { EntryChange } from './change-hub.js';
+
+/**
+ * PostgreSQL's record of every change (ADR 0005): written with NOTIFY in the writing transaction,
+ * read by an instance that lost its LISTEN connection to replay exactly what it missed.
+ */
+export interface ChangeLogStore {
+  /** Records a change and announces `announced` (the payload or a reference to it) on the channel. */
+  appendAndNotify(
+    change: { versionId: string; ts: number; createdAt: number; payload: string },
+    channel: string,
+    announced: (id: number) => string,
+  ): Promise<void>;
+  payload(id: number): Promise<string | undefined>;
+  /** Payloads of the version's changes after `afterTs`, in order. */
+  payloadsSince(versionId: string, afterTs: number): Promise<string[]>;
+  purgeCreatedBefore(createdAt: number): Promise<void>;
+  /** The service of a version, or undefined when the version is gone. */
+  serviceOf(versionId: string): Promise<string | undefined>;
+  /** The current state of every entry of the version changed after `afterTs` (tombstones included). */
+  entriesChangedSince(versionId: string, afterTs: number): Promise<EntryChange[]>;
+}
+
+export function createChangeLogStore(db: Kysely<DatabaseSchema>): ChangeLogStore {
+  return {
+    async appendAndNotify(change, channel, announced) {
+      const row = await db
+        .insertInto('change_log')
+        .values({ version_id: change.versionId, ts: change.ts, created_at: change.createdAt, payload: change.payload })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await sql`select pg_notify(${channel}, ${announced(Number(row.id))})`.execute(db);
+    },
+    async payload(id) {
+      const row = await db.selectFrom('change_log').select('payload').where('id', '=', id).executeTakeFirst();
+      return row?.payload;
+    },
+    async payloadsSince(versionId, afterTs) {
+      const rows = await db
+        .selectFrom('change_log')
+        .select('payload')
+        .where('version_id', '=', versionId)
+        .where('ts', '>', afterTs)
+        .orderBy('ts')
+        .execute();
+      return rows.map((r) => r.payload);
+    },
+    async purgeCreatedBefore(createdAt) {
+      await db.deleteFrom('change_log').where('created_at', '<', createdAt).execute();
+    },
+    async serviceOf(versionId) {
+      const row = await db.selectFrom('versions').select('service_id').where('id', '=', versionId).executeTakeFirst();
+      return row?.service_id;
+    },
+    async entriesChangedSince(versionId, afterTs) {
+      const rows = await db
+        .selectFrom('entries')
+        .select(['key', 'raw_value', 'generation', 'value_type', 'changed_at', 'deleted'])
+        .where('version_id', '=', versionId)
+        .where('changed_at', '>', afterTs)
+        .orderBy('changed_at')
+        .orderBy('key')
+        .execute();
+      return rows.map((r) => ({
+        key: r.key,
+        value: Number(r.deleted) === 1 ? null : r.raw_value,
+        deleted: Number(r.deleted) === 1,
+        generation: Number(r.generation),
+        valueType: Number(r.value_type),
+        timestamp: Number(r.changed_at),
+      }));
+    },
+  };
+}

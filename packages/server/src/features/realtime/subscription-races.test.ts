@@ -1,0 +1,148 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from '@connectrpc/connect';
+import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
+import { RealtimeConfigGrpcService, timestampFromMicros } from '@realtime-config/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Stores, UnitOfWork } from '../../db/unit-of-work.js';
+import { ConnectStream } from '../../test-support/connect-stream.js';
+import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { ConfigCalls } from './config-calls.js';
+import { configRpcRoutes } from './config-rpc.js';
+import type { EventBatch } from './event-batch.js';
+import { createGrpcAuthorizer } from './grpc-authorizer.js';
+import { Subscriptions, type SubscriberSink } from './subscriptions.js';
+import { VersionSnapshots } from './version-snapshots.js';
+
+/**
+ * The real storage and change hub of a running server, with one read held at a point the test
+ * chooses: the interleavings below are otherwise a matter of luck.
+ */
+function withReadHook(uow: UnitOfWork, hook: Partial<{ [K in keyof Stores]: Partial<Stores[K]> }>): UnitOfWork {
+  const read = { ...uow.read } as Record<string, unknown>;
+  for (const [store, methods] of Object.entries(hook)) read[store] = { ...(uow.read as any)[store], ...methods };
+  return { ...uow, read: read as unknown as Stores };
+}
+
+class RecordingSink implements SubscriberSink {
+  readonly batches: EventBatch[] = [];
+  ended: { code: string; message: string } | undefined;
+  deliver(batch: EventBatch): boolean {
+    this.batches.push(batch);
+    return true;
+  }
+  end(code: 'NOT_FOUND' | 'UNAVAILABLE', message: string): void {
+    this.ended = { code, message };
+  }
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 10_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('stream races', () => {
+  let server: TestServer;
+  let admin: ApiClient;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = await server.admin();
+  });
+  afterAll(() => server?.close());
+
+  async function version(name: string) {
+    const serviceId = (await admin.post('/api/services', { name })).body.id as string;
+    const versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1' })).body.id as string;
+    await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key: 'A', valueType: 1, rawValue: 'a' });
+    return { serviceId, versionId };
+  }
+
+  it('ends a subscription with NOT_FOUND when its version is deleted between the existence check and going live', async () => {
+    const { serviceId, versionId } = await version('deleted-while-opening');
+    const { uow, hub } = server.app;
+    const subscriptions = new Subscriptions(
+      withReadHook(uow, {
+        versions: {
+          // The version is found; before the answer returns, it is deleted and the deletion published.
+          get: async (sid, vid) => {
+            const found = await uow.read.versions.get(sid, vid);
+            expect((await admin.delete(`/api/configversions/${serviceId}/${versionId}`)).status).toBe(204);
+            await server.flushChanges();
+            return found;
+          },
+        },
+      }),
+      hub,
+    );
+    const sink = new RecordingSink();
+    await subscriptions.open(serviceId, versionId, 0, sink).catch(() => undefined);
+    expect(sink.ended?.code).toBe('NOT_FOUND');
+    expect(subscriptions.count).toBe(0);
+  });
+
+  it('frees the subscription of a Connect client that went away while its backfill was read', async () => {
+    const { serviceId, versionId } = await version('gone-during-backfill');
+    const { uow, hub } = server.app;
+    let backfillEntered!: () => void;
+    const entered = new Promise<void>((resolve) => (backfillEntered = resolve));
+    let releaseBackfill!: () => void;
+    const released = new Promise<void>((resolve) => (releaseBackfill = resolve));
+    const subscriptions = new Subscriptions(
+      withReadHook(uow, {
+        entries: {
+          changedSince: async (vid, after) => {
+            backfillEntered();
+            await released;
+            return uow.read.entries.changedSince(vid, after);
+          },
+        },
+      }),
+      hub,
+    );
+    const calls = new ConfigCalls({
+      uow,
+      snapshots: new VersionSnapshots(uow, hub),
+      registration: undefined as never,
+      authorizer: createGrpcAuthorizer({
+        required: false,
+        apiKeys: { authenticate: () => Promise.resolve(undefined) },
+      }),
+      isStarted: () => true,
+    });
+    const adapter = connectNodeAdapter({
+      routes: configRpcRoutes({ calls, subscriptions, logger: console, maxBufferedBytes: 1 << 20 }),
+    });
+    let requestClosed = false;
+    const http: Server = createServer((req, res) => {
+      req.socket.once('close', () => (requestClosed = true));
+      adapter(req, res);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = http.address() as AddressInfo;
+      const client = createClient(
+        RealtimeConfigGrpcService,
+        createConnectTransport({ httpVersion: '1.1', baseUrl: `http://127.0.0.1:${port}` }),
+      );
+      // Nothing to send (no change after the timestamp): only the abort can end this stream.
+      const timestamp = timestampFromMicros(Date.now() * 1000 + 3_600_000_000);
+      const stream = new ConnectStream((signal) =>
+        client.startSubscribe({ serviceId, versionId, timestamp }, { signal }),
+      );
+      await entered;
+      expect(subscriptions.count).toBe(1);
+      await stream.cancel();
+      await until(() => requestClosed, 'the server to see the client go');
+      await new Promise((resolve) => setImmediate(resolve));
+      releaseBackfill();
+      await until(() => subscriptions.count === 0, 'the subscription to be freed');
+    } finally {
+      releaseBackfill();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+});

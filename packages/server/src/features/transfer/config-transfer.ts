@@ -1,0 +1,156 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { microsToIso, type Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import { findIllFormedText } from '../../platform/http/reject-ill-formed-text.js';
+import { hasPolicy, type Identity } from '../auth/index.js';
+import type { EntryPlans, PlanOutcome } from '../entries/index.js';
+import {
+  exportDocument,
+  exportEnv,
+  exportYaml,
+  parseDocument,
+  parseEnvFile,
+  parseYamlFile,
+  type ConfigFileFormat,
+  type ImportedEntry,
+} from './config-files.js';
+import { importPlanner } from './import-planner.js';
+
+export interface ExportedFile {
+  readonly contentType: string;
+  readonly fileName: string;
+  readonly body: string;
+}
+
+/** Where an import's values come from: a file, or another version (promotion). */
+export type ImportSource =
+  | { readonly kind: 'file'; readonly format: ConfigFileFormat; readonly content: unknown }
+  | { readonly kind: 'version'; readonly fromVersionId: string; readonly keys: readonly string[] | null };
+
+const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  yaml: 'application/yaml; charset=utf-8',
+  env: 'text/plain; charset=utf-8',
+};
+
+/** Export of a version as a file, and import of a file (or of another version) into one. */
+export class ConfigTransfer {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly plans: EntryPlans,
+    private readonly clock: Clock,
+  ) {}
+
+  async exportFile(
+    serviceId: string,
+    versionId: string,
+    format: ConfigFileFormat,
+    flat: boolean,
+  ): Promise<ExportedFile> {
+    const { service, version, entries } = await this.uow.readConsistent(async (stores) => ({
+      service: await stores.services.get(serviceId),
+      version: await stores.versions.get(serviceId, versionId),
+      entries: await stores.entries.listLive(versionId),
+    }));
+    if (!service || !version) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    const header = {
+      service: service.name,
+      version: version.versionLabel,
+      exportedAt: microsToIso(this.clock.nowMicros()),
+    };
+    const fileName = `${service.name}-${version.versionLabel}.${format}`.replace(/[^\w.@-]+/g, '_');
+    const body =
+      format === 'env'
+        ? exportEnv(entries, header)
+        : format === 'yaml'
+          ? exportYaml(exportDocument(entries, header, flat))
+          : `${JSON.stringify(exportDocument(entries, header, flat), null, 2)}\n`;
+    return { contentType: CONTENT_TYPES[format], fileName, body };
+  }
+
+  /** The changes an import makes (dry run), or makes them (one batch, audited `Imported`). */
+  async import(
+    identity: Identity,
+    target: { serviceId: string; versionId: string },
+    source: ImportSource,
+    options: { dryRun: boolean; createMissing: boolean; basedOn: string | null },
+  ): Promise<PlanOutcome> {
+    const read =
+      source.kind === 'file'
+        ? fileReader(source.format, source.content)
+        : await this.versionReader(identity, target.serviceId, source);
+    const planner = importPlanner(read, options.createMissing);
+    if (options.dryRun) return this.plans.preview(target.serviceId, target.versionId, planner);
+    return this.plans.apply(identity, target, planner, { basedOn: options.basedOn, action: 'Imported' });
+  }
+
+  /** A promotion: the live entries of another version (of this service; of any service for canAll). */
+  private async versionReader(
+    identity: Identity,
+    serviceId: string,
+    source: Extract<ImportSource, { kind: 'version' }>,
+  ): Promise<() => ImportedEntry[]> {
+    const version = hasPolicy(identity, 'canAll')
+      ? await this.uow.read.versions.getById(source.fromVersionId)
+      : await this.uow.read.versions.get(serviceId, source.fromVersionId);
+    if (!version) throw AppError.notFound(`Version ${source.fromVersionId} was not found.`);
+    const wanted = source.keys === null ? null : new Set(source.keys);
+    const entries = (await this.uow.read.entries.listLive(version.id)).filter(
+      (e) => wanted === null || wanted.has(e.key),
+    );
+    const missing = wanted === null ? [] : [...wanted].filter((key) => !entries.some((e) => e.key === key));
+    if (missing.length > 0) {
+      throw AppError.invalid(`Version ${version.versionLabel} has no ${missing.slice(0, 10).join(', ')}.`, {
+        keys: missing.map((key) => `${key} is not in version ${version.versionLabel}`),
+      });
+    }
+    const imported = entries.map((e): ImportedEntry => ({
+      key: e.key,
+      value: { raw: e.rawValue },
+      meta: {
+        type: String(e.valueType),
+        name: e.name,
+        description: e.description,
+        groupName: e.groupName,
+        groupDescription: e.groupDescription,
+        enumDefinition: e.enumDefinition,
+      },
+    }));
+    return () => imported;
+  }
+}
+
+/** Text of a file may hold escapes (YAML `\0`, `\ud800`): the same rules as every other text. */
+function requireWellFormed(value: unknown): void {
+  const found = findIllFormedText(value);
+  if (found) {
+    throw AppError.invalid(
+      'The file holds text that is not allowed (U+0000, a lone surrogate, or nesting deeper than 400).',
+      {
+        [found.path || 'body']: [found.problem],
+      },
+    );
+  }
+}
+
+function fileReader(format: ConfigFileFormat, content: unknown): (knownKeys: ReadonlySet<string>) => ImportedEntry[] {
+  if (format === 'env') {
+    if (typeof content !== 'string') throw AppError.invalid('An env file is sent as text/plain.');
+    const entries = parseEnvFile(content);
+    requireWellFormed(Object.fromEntries(entries.map((e) => [e.key, e.value])));
+    return () => entries;
+  }
+  let document = content;
+  if (typeof content === 'string') {
+    if (format === 'yaml') document = parseYamlFile(content);
+    else {
+      try {
+        document = JSON.parse(content) as unknown;
+      } catch {
+        throw AppError.invalid('The file is not valid JSON.');
+      }
+    }
+  }
+  requireWellFormed(document);
+  return (knownKeys) => parseDocument(document, knownKeys);
+}

@@ -1,0 +1,68 @@
+import type { Stores } from '../../db/unit-of-work.js';
+import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { ValueType, type EntryRecord, type PlannedChange, type Planner } from '../entries/index.js';
+import type { ImportedEntry } from './config-files.js';
+import { fromTyped, inferValueType, parseValueType, sameValue } from './typed-values.js';
+
+/**
+ * An import as a plan: each key of the file gets its value (compared by meaning, so an unchanged
+ * value is not written again); keys the version lacks are created when `createMissing` is set
+ * (with the file's type and metadata, or a type guessed from the value), and refused otherwise.
+ * Keys of the version that the file does not name are left alone.
+ *
+ * @param read the file's entries, given the keys the version has (they decide where nested values stop)
+ */
+export function importPlanner(
+  read: (knownKeys: ReadonlySet<string>) => ImportedEntry[],
+  createMissing: boolean,
+): Planner {
+  return async (stores: Stores, versionId: string) => {
+    const live = new Map((await stores.entries.listLive(versionId)).map((e) => [e.key, e]));
+    const imported = read(new Set(live.keys()));
+    const seen = new Set<string>();
+    const errors: FieldErrors = {};
+    const changes: PlannedChange[] = [];
+    for (const item of imported) {
+      if (seen.has(item.key)) (errors[item.key] ??= []).push('appears more than once');
+      seen.add(item.key);
+      const current = live.get(item.key);
+      if (current) {
+        const change = valueChange(current, item);
+        if (change) changes.push(change);
+      } else if (!createMissing) {
+        (errors[item.key] ??= []).push('is not in this version (import with createMissing=true to create it)');
+      } else {
+        changes.push({ kind: 'create', entry: newEntry(item) });
+      }
+    }
+    if (Object.keys(errors).length > 0) {
+      const named = Object.keys(errors).slice(0, 10).join(', ');
+      throw AppError.invalid(`The file names keys that cannot be imported: ${named}.`, errors);
+    }
+    return { changes, considered: [...seen] };
+  };
+}
+
+function rawOf(valueType: number, item: ImportedEntry): string | null {
+  return 'raw' in item.value ? item.value.raw : fromTyped(valueType, item.value.typed);
+}
+
+function valueChange(current: EntryRecord, item: ImportedEntry): PlannedChange | null {
+  const raw = rawOf(current.valueType, item);
+  return sameValue(current.valueType, current.rawValue, raw) ? null : { kind: 'set', key: current.key, rawValue: raw };
+}
+
+function newEntry(item: ImportedEntry) {
+  const declared = item.meta?.type !== undefined ? parseValueType(item.meta.type) : undefined;
+  const valueType = declared ?? ('raw' in item.value ? ValueType.String : inferValueType(item.value.typed));
+  return {
+    key: item.key,
+    name: item.meta?.name ?? item.key,
+    rawValue: rawOf(valueType, item),
+    valueType,
+    enumDefinition: item.meta?.enumDefinition ?? null,
+    description: item.meta?.description ?? null,
+    groupName: item.meta?.groupName ?? null,
+    groupDescription: item.meta?.groupDescription ?? null,
+  };
+}

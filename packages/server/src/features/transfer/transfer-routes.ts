@@ -1,0 +1,199 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { microsToIso } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { hasPolicy, identityOf } from '../auth/index.js';
+import {
+  ENTRY_LIMITS,
+  MAX_PLAN_CHANGES,
+  planOutcomeOf,
+  PlanOutcomeSchema,
+  type EntryRecord,
+} from '../entries/index.js';
+import type { ConfigFileFormat } from './config-files.js';
+import type { ConfigTransfer, ImportSource } from './config-transfer.js';
+import { valueTypeName } from './typed-values.js';
+import type { VersionCompare } from './version-compare.js';
+
+const Flag = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+const Format = Type.Union([Type.Literal('json'), Type.Literal('yaml'), Type.Literal('env')]);
+const TEXT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
+
+const SideSchema = Nullable(
+  Type.Object({
+    id: Uuid,
+    value: Nullable(Type.String()),
+    valueType: Type.Integer(),
+    valueTypeName: Type.String(),
+    generation: Type.Integer(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    groupName: Nullable(Type.String()),
+    groupDescription: Nullable(Type.String()),
+    enumDefinition: Nullable(Type.String()),
+    updatedAt: Timestamp,
+  }),
+);
+const VersionRefSchema = Type.Object({ serviceId: Uuid, versionId: Uuid, versionLabel: Type.String() });
+
+function sideOf(e: EntryRecord | null) {
+  return (
+    e && {
+      id: e.id,
+      value: e.rawValue,
+      valueType: e.valueType,
+      valueTypeName: valueTypeName(e.valueType),
+      generation: e.generation,
+      name: e.name,
+      description: e.description,
+      groupName: e.groupName,
+      groupDescription: e.groupDescription,
+      enumDefinition: e.enumDefinition,
+      updatedAt: microsToIso(e.updatedAt),
+    }
+  );
+}
+
+export interface TransferRoutesOptions {
+  transfer: ConfigTransfer;
+  compare: VersionCompare;
+}
+
+/** Compare two versions; export a version as json, yaml or env; import a file or another version. */
+export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = async (app, { transfer, compare }) => {
+  const tags = ['transfer'];
+  // Files arrive as text (this plugin only: everywhere else bodies are JSON).
+  app.addContentTypeParser(TEXT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.get(
+    '/api/configversions/:serviceId/compare',
+    {
+      config: { policy: 'canChange' },
+      schema: {
+        tags,
+        summary: 'Compare two versions key by key',
+        description:
+          '`base` is a version of this service; `target` too, or of any service for canAll. Each differing key is `added` (only in target), `removed`, `typeChanged`, `valueChanged` or `metadataChanged`, with both sides.',
+        params: Type.Object({ serviceId: Uuid }),
+        querystring: Type.Object({ base: Uuid, target: Uuid }),
+        response: {
+          200: Type.Object({
+            base: VersionRefSchema,
+            target: VersionRefSchema,
+            differences: Type.Array(
+              Type.Object({
+                key: Type.String(),
+                change: Type.String(),
+                metadataChanged: Type.Boolean(),
+                base: SideSchema,
+                target: SideSchema,
+              }),
+            ),
+            unchanged: Type.Integer(),
+          }),
+          ...problems(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const anyService = hasPolicy(identityOf(request), 'canAll');
+      const result = await compare.compare(
+        { serviceId: request.params.serviceId, versionId: request.query.base },
+        { versionId: request.query.target, anyService },
+      );
+      return {
+        ...result,
+        differences: result.differences.map((d) => ({ ...d, base: sideOf(d.base), target: sideOf(d.target) })),
+      };
+    },
+  );
+
+  app.get(
+    '/api/configversions/:serviceId/:versionId/export',
+    {
+      config: { policy: 'canChange' },
+      schema: {
+        tags,
+        summary: 'Export a version as a file (json, yaml or env)',
+        description:
+          "json and yaml: `{ service, version, exportedAt, layout, values, entries }` with typed values nested by key segments (or flat keys with `flat=true`) and each entry's type and metadata. env: `Group__Key=value` lines, as .NET and this service read environment variables (null values are left out). A file imports back unchanged.",
+        params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
+        querystring: Type.Object({ format: Type.Optional(Format), flat: Type.Optional(Flag) }),
+        response: { 200: Type.String({ description: 'The file' }), ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { serviceId, versionId } = request.params;
+      const file = await transfer.exportFile(
+        serviceId,
+        versionId,
+        request.query.format ?? 'json',
+        request.query.flat === 'true',
+      );
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.fileName}"`)
+        .header('cache-control', 'no-store')
+        .send(file.body);
+    },
+  );
+
+  app.post(
+    '/api/configversions/:serviceId/:versionId/import',
+    {
+      config: { policy: 'canChange' },
+      schema: {
+        tags,
+        summary: 'Import a file, or the values of another version (dry run first)',
+        description:
+          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (needs canAll). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`.',
+        params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
+        querystring: Type.Object({
+          format: Type.Optional(Format),
+          dryRun: Type.Optional(Flag),
+          createMissing: Type.Optional(Flag),
+          basedOn: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+        }),
+        response: { 200: PlanOutcomeSchema, ...problems(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { serviceId, versionId } = request.params;
+      const { format, dryRun, createMissing, basedOn } = request.query;
+      const source = importSource(request.body, format);
+      const outcome = await transfer.import(identityOf(request), { serviceId, versionId }, source, {
+        dryRun: dryRun !== 'false',
+        createMissing: createMissing === 'true',
+        basedOn: basedOn ?? null,
+      });
+      return planOutcomeOf(outcome);
+    },
+  );
+};
+
+function importSource(body: unknown, format: ConfigFileFormat | undefined): ImportSource {
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'fromVersionId' in body) {
+    const { fromVersionId, keys } = body as { fromVersionId: unknown; keys?: unknown };
+    if (typeof fromVersionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(fromVersionId)) {
+      throw AppError.invalid('fromVersionId must be a version id.', { fromVersionId: ['must be a UUID'] });
+    }
+    if (
+      keys !== undefined &&
+      (!Array.isArray(keys) ||
+        keys.length > MAX_PLAN_CHANGES ||
+        !keys.every((k) => typeof k === 'string' && k.length <= ENTRY_LIMITS.key))
+    ) {
+      throw AppError.invalid('keys must be a list of keys.', { keys: ['must be an array of keys'] });
+    }
+    return {
+      kind: 'version',
+      fromVersionId: fromVersionId.toLowerCase(),
+      keys: (keys as string[] | undefined) ?? null,
+    };
+  }
+  if (body === undefined || body === null || body === '') {
+    throw AppError.invalid('The request has no file.', { body: ['is empty'] });
+  }
+  return { kind: 'file', format: format ?? (typeof body === 'string' ? 'yaml' : 'json'), content: body };
+}

@@ -1,0 +1,81 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { AppError } from '../../platform/errors.js';
+import type { EntryRecord } from '../entries/index.js';
+
+export type Difference = 'added' | 'removed' | 'typeChanged' | 'valueChanged' | 'metadataChanged';
+
+export interface KeyComparison {
+  readonly key: string;
+  readonly change: Difference;
+  /** The metadata (name, description, group, allowed values) differs too. */
+  readonly metadataChanged: boolean;
+  readonly base: EntryRecord | null;
+  readonly target: EntryRecord | null;
+}
+
+export interface VersionRef {
+  readonly serviceId: string;
+  readonly versionId: string;
+  readonly versionLabel: string;
+}
+
+const METADATA = ['name', 'description', 'groupName', 'groupDescription', 'enumDefinition'] as const;
+
+/** Compares the live entries of two versions key by key (any two versions, of one service or two). */
+export class VersionCompare {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  async compare(
+    base: { serviceId: string; versionId: string },
+    target: { versionId: string; anyService: boolean },
+  ): Promise<{ base: VersionRef; target: VersionRef; differences: KeyComparison[]; unchanged: number }> {
+    return this.uow.readConsistent(async (stores) => {
+      const baseVersion = await stores.versions.get(base.serviceId, base.versionId);
+      if (!baseVersion)
+        throw AppError.notFound(`Version ${base.versionId} was not found in service ${base.serviceId}.`);
+      const targetVersion = target.anyService
+        ? await stores.versions.getById(target.versionId)
+        : await stores.versions.get(base.serviceId, target.versionId);
+      if (!targetVersion) {
+        throw AppError.notFound(
+          target.anyService
+            ? `Version ${target.versionId} was not found.`
+            : `Version ${target.versionId} was not found in service ${base.serviceId} (comparing across services needs canAll).`,
+        );
+      }
+      const [left, right] = await Promise.all([
+        stores.entries.listLive(baseVersion.id),
+        stores.entries.listLive(targetVersion.id),
+      ]);
+      const baseByKey = new Map(left.map((e) => [e.key, e]));
+      const targetByKey = new Map(right.map((e) => [e.key, e]));
+      const differences: KeyComparison[] = [];
+      let unchanged = 0;
+      for (const key of [...new Set([...baseByKey.keys(), ...targetByKey.keys()])].sort()) {
+        const a = baseByKey.get(key) ?? null;
+        const b = targetByKey.get(key) ?? null;
+        const metadataChanged = a !== null && b !== null && METADATA.some((field) => a[field] !== b[field]);
+        const change: Difference | null =
+          a === null
+            ? 'added'
+            : b === null
+              ? 'removed'
+              : a.valueType !== b.valueType
+                ? 'typeChanged'
+                : a.rawValue !== b.rawValue
+                  ? 'valueChanged'
+                  : metadataChanged
+                    ? 'metadataChanged'
+                    : null;
+        if (change) differences.push({ key, change, metadataChanged, base: a, target: b });
+        else unchanged++;
+      }
+      const ref = (v: { id: string; serviceId: string; versionLabel: string }): VersionRef => ({
+        serviceId: v.serviceId,
+        versionId: v.id,
+        versionLabel: v.versionLabel,
+      });
+      return { base: ref(baseVersion), target: ref(targetVersion), differences, unchanged };
+    });
+  }
+}

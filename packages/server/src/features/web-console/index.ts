@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AppConfig } from '../../platform/config/app-config.js';
+import { problemFor, sendProblem } from '../../platform/http/problem-details.js';
+
+/** packages/web/dist, from src/features/web-console or dist/features/web-console alike. */
+const DEFAULT_ROOT = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
+
+/**
+ * Paths the console's router owns. Only these fall back to index.html: an unknown /api, /auth, /saml2,
+ * gRPC or operations path keeps its own JSON 404.
+ */
+export const UI_ROUTES = ['/', '/sign-in', '/account', '/services', '/users'] as const;
+
+export interface WebConsoleOptions {
+  readonly config: AppConfig;
+  /** The built console (index.html and assets/); packages/web/dist by default. */
+  readonly root?: string;
+}
+
+/**
+ * The document's Content-Security-Policy: no inline or foreign script; inline styles for Mantine's
+ * style props and CSS variables and CodeMirror's injected styles (docs/adr/0009-web-console.md);
+ * fetches to this origin, plus the Jwt provider's token endpoint for the PKCE code exchange.
+ */
+export function consoleCsp(config: AppConfig): string {
+  const tokenUrl = config.authentication.provider === 'Jwt' ? config.authentication.jwt?.tokenUrl : null;
+  const connect = ["'self'", ...(tokenUrl ? [new URL(tokenUrl).origin] : [])];
+  return [
+    "default-src 'self'",
+    "base-uri 'self'",
+    `connect-src ${connect.join(' ')}`,
+    "font-src 'self' data:",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "script-src 'self'",
+    "script-src-attr 'none'",
+    "style-src 'self' 'unsafe-inline'",
+    ...(config.server.tls ? ['upgrade-insecure-requests'] : []),
+  ].join('; ');
+}
+
+/** Serves the built web console at / (CONTRACT.md section 6) with an SPA fallback for its own routes. */
+export const webConsole: FastifyPluginAsync<WebConsoleOptions> = async (app, options) => {
+  const root = options.root ?? DEFAULT_ROOT;
+  const indexFile = path.join(root, 'index.html');
+  const built = existsSync(indexFile);
+  const indexHtml = built ? readFileSync(indexFile) : null;
+  const csp = consoleCsp(options.config);
+
+  const sendIndex = async (_request: unknown, reply: FastifyReply) => {
+    if (!indexHtml) {
+      return sendProblem(reply, problemFor('NOT_FOUND', 'The web console is not built: run `npm run build`.'));
+    }
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', csp)
+      .send(indexHtml);
+  };
+  const route = { schema: { hide: true }, config: { policy: 'public' as const } };
+  for (const url of UI_ROUTES) {
+    app.get(url, route, sendIndex);
+    if (url !== '/') app.get(`${url}/*`, route, sendIndex);
+  }
+
+  if (!built) return;
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    // One route per built file (no wildcard), so a missing file is the usual JSON 404.
+    wildcard: false,
+    index: false,
+    globIgnore: ['index.html'],
+    decorateReply: false,
+    preCompressed: true,
+    cacheControl: false,
+    setHeaders: (reply, filePath) => {
+      const hashed = path.relative(root, filePath).startsWith(`assets${path.sep}`);
+      void reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+};

@@ -1,0 +1,276 @@
+/**
+ * Every configuration key the server understands, once: its kind (how it is parsed and checked),
+ * its default, and its documentation. The typo check (config-schema.ts), the reads in
+ * load-config.ts and the key tables of docs/configuration.md and README.md
+ * (`npm run docs:config`, checked by `npm run check:generated`) all come from here.
+ */
+
+export type KeyKind =
+  | { readonly type: 'integer'; readonly default: number; readonly min: number; readonly max?: number }
+  | { readonly type: 'positive-number'; readonly default: number }
+  | { readonly type: 'boolean'; readonly default: boolean }
+  /** Text that may not be empty when set. */
+  | { readonly type: 'text'; readonly default: string }
+  /** Text, or null when unset or empty. */
+  | { readonly type: 'optional-text' }
+  /** Text that the active sign-in provider (`provider`) cannot do without. */
+  | { readonly type: 'required-text' }
+  | { readonly type: 'choice'; readonly default: string; readonly values: readonly string[] }
+  | { readonly type: 'list'; readonly default: readonly string[] };
+
+export interface KeyDefinition {
+  readonly kind: KeyKind;
+  /** What the key does, for the docs (Markdown). */
+  readonly doc: string;
+  /** The default as the docs show it, when the plain default would mislead. */
+  readonly docDefault?: string;
+  /** Neither trimmed nor ever repeated in messages. */
+  readonly secret?: boolean;
+  /** Read and checked only while this provider is active. */
+  readonly provider?: 'Local' | 'OpenId' | 'Jwt' | 'Saml';
+  /** Also listed in the README's short table. */
+  readonly essential?: boolean;
+}
+
+const CLAIMS = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const PROVIDERS = ['Local', 'OpenId', 'Jwt', 'Saml'] as const;
+
+export const CONFIG_KEYS = {
+  'Server:Port': {
+    kind: { type: 'integer', default: 8080, min: 0, max: 65535 },
+    doc: 'the one port for REST, gRPC (h2c) and TLS; 0 picks a free port',
+    essential: true,
+  },
+  'Server:Host': { kind: { type: 'text', default: '0.0.0.0' }, doc: 'listen address', essential: true },
+  'Server:Tls:CertificatePath': {
+    kind: { type: 'optional-text' },
+    doc: 'PEM certificate; with `Server:Tls:KeyPath` the port also speaks TLS (ALPN `h2` and `http/1.1`); both or neither, checked against each other at start',
+    essential: true,
+  },
+  'Server:Tls:KeyPath': { kind: { type: 'optional-text' }, doc: 'PEM private key of the certificate', essential: true },
+  'Server:ShutdownTimeoutSeconds': {
+    kind: { type: 'positive-number', default: 10 },
+    doc: 'how long a graceful shutdown waits for in-flight requests',
+  },
+  'Server:RequestTimeoutSeconds': {
+    kind: { type: 'positive-number', default: 30 },
+    doc: "how long a request's headers and body may take to arrive; a slower HTTP/1.1 request is answered 408 and closed, a slower HTTP/2 request stream is reset (slow-client protection)",
+  },
+  'Server:MaxConnectionsPerAddress': {
+    kind: { type: 'integer', default: 0, min: 0 },
+    doc: 'open connections allowed per client address; 0 means no limit. Leave it off behind a load balancer or proxy: every connection then comes from its address',
+  },
+  'Server:TrustProxy': {
+    kind: { type: 'list', default: [] },
+    docDefault: 'none',
+    doc: 'addresses or ranges (`loopback`, `10.0.0.0/8`, …) of reverse proxies whose `X-Forwarded-Proto`/`-Host`/`-For` are believed: sign-in redirect URLs, Secure cookies and the client address of rate limits then follow the public side',
+  },
+  'Database:Url': {
+    kind: { type: 'optional-text' },
+    secret: true,
+    doc: '`postgres://` or `postgresql://` URL; unset means the embedded SQLite database',
+    essential: true,
+  },
+  'Database:DataDir': {
+    kind: { type: 'text', default: './data' },
+    doc: 'folder of the embedded database (file `realtime-config.db`, WAL mode), relative to the working directory; `memory://` keeps it in memory',
+    essential: true,
+  },
+  'Authentication:Provider': {
+    kind: { type: 'choice', default: 'Saml', values: PROVIDERS },
+    docDefault: '`Saml` (`Local` in the shipped `appsettings.json`)',
+    doc: 'the one sign-in provider: `Local`, `OpenId`, `Jwt` or `Saml`',
+    essential: true,
+  },
+  'Authentication:IdClaimType': {
+    kind: { type: 'text', default: `${CLAIMS}/nameidentifier` },
+    doc: 'claim holding the user id; `sub` is the same claim',
+  },
+  'Authentication:EmailClaimType': {
+    kind: { type: 'text', default: `${CLAIMS}/emailaddress` },
+    doc: 'claim holding the e-mail; `email` is the same claim',
+  },
+  'Authentication:RoleClaimType': {
+    kind: { type: 'text', default: 'http://schemas.microsoft.com/ws/2008/06/identity/claims/role' },
+    doc: 'claim holding roles; `role` is the same claim; often `groups`',
+  },
+  'Authentication:Local:DefaultAdminUsername': {
+    kind: { type: 'text', default: 'admin' },
+    doc: 'the seeded admin, created at start when missing, with role `admin`',
+    essential: true,
+  },
+  'Authentication:Local:DefaultAdminPassword': {
+    kind: { type: 'text', default: 'admin' },
+    secret: true,
+    doc: 'applied only when the account is created; while it is unchanged every start logs a warning and the console asks for a new password at sign-in',
+    essential: true,
+  },
+  'Authentication:Local:SignInLimits:PerUserAndAddress': {
+    kind: { type: 'integer', default: 10, min: 1 },
+    doc: 'failed sign-ins of one username from one address per window; then 429 with `Retry-After`',
+  },
+  'Authentication:Local:SignInLimits:PerAddress': {
+    kind: { type: 'integer', default: 50, min: 1 },
+    doc: 'failed sign-ins from one address across usernames (password spraying)',
+  },
+  'Authentication:Local:SignInLimits:PerUser': {
+    kind: { type: 'integer', default: 50, min: 1 },
+    doc: 'failed sign-ins of one username from any address (distributed guessing)',
+  },
+  'Authentication:Local:SignInLimits:WindowMinutes': {
+    kind: { type: 'integer', default: 15, min: 1 },
+    doc: 'the window of the three limits above',
+  },
+  'Authentication:OpenId:Authority': {
+    kind: { type: 'required-text' },
+    provider: 'OpenId',
+    doc: 'provider URL; discovery is read from `{Authority}/.well-known/openid-configuration`',
+  },
+  'Authentication:OpenId:ClientId': {
+    kind: { type: 'required-text' },
+    provider: 'OpenId',
+    doc: 'registered client id',
+  },
+  'Authentication:OpenId:ClientSecret': {
+    kind: { type: 'required-text' },
+    provider: 'OpenId',
+    secret: true,
+    doc: 'client secret',
+  },
+  'Authentication:OpenId:RequireHttpsMetadata': {
+    kind: { type: 'boolean', default: true },
+    provider: 'OpenId',
+    doc: '`false` allows an `http://` authority (development only)',
+  },
+  'Authentication:OpenId:ResponseType': {
+    kind: { type: 'text', default: 'code' },
+    provider: 'OpenId',
+    doc: 'Authorization Code Flow (with PKCE)',
+  },
+  'Authentication:OpenId:Scope': {
+    kind: { type: 'list', default: ['openid', 'profile', 'email'] },
+    provider: 'OpenId',
+    doc: 'scopes; add the one that carries roles, for example `groups`',
+  },
+  'Authentication:Jwt:Authority': {
+    kind: { type: 'required-text' },
+    provider: 'Jwt',
+    doc: 'provider URL; signing keys come from its discovery document',
+  },
+  'Authentication:Jwt:Audience': { kind: { type: 'required-text' }, provider: 'Jwt', doc: 'expected `aud`' },
+  'Authentication:Jwt:RequireHttpsMetadata': {
+    kind: { type: 'boolean', default: true },
+    provider: 'Jwt',
+    doc: '`false` allows an `http://` authority (development only)',
+  },
+  'Authentication:Jwt:TokenValidationParameters:ValidateAudience': {
+    kind: { type: 'boolean', default: true },
+    provider: 'Jwt',
+    doc: 'check `aud`',
+  },
+  'Authentication:Jwt:TokenValidationParameters:ValidateIssuer': {
+    kind: { type: 'boolean', default: true },
+    provider: 'Jwt',
+    doc: 'check `iss` against the discovery document',
+  },
+  'Authentication:Jwt:ClientId': {
+    kind: { type: 'optional-text' },
+    provider: 'Jwt',
+    doc: 'given to the web console through `GET /auth/config` (Authorization Code with PKCE)',
+  },
+  'Authentication:Jwt:AuthorizeUrl': {
+    kind: { type: 'optional-text' },
+    provider: 'Jwt',
+    doc: 'authorization endpoint for providers without discovery or with other paths',
+  },
+  'Authentication:Jwt:TokenUrl': { kind: { type: 'optional-text' }, provider: 'Jwt', doc: 'token endpoint' },
+  'Authentication:Jwt:Scopes': { kind: { type: 'optional-text' }, provider: 'Jwt', doc: 'space-separated scopes' },
+  'Authentication:Saml:SpOptionsEntityId': {
+    kind: { type: 'required-text' },
+    provider: 'Saml',
+    doc: 'EntityID of this service provider, typically the URL of its metadata',
+  },
+  'Authentication:Saml:SpOptionsModulePath': {
+    kind: { type: 'text', default: '/saml2' },
+    provider: 'Saml',
+    doc: 'path prefix of `/Acs`, `/Metadata`, `/Logout`',
+  },
+  'Authentication:Saml:IdentityProviderEntityId': {
+    kind: { type: 'required-text' },
+    provider: 'Saml',
+    doc: "the identity provider's EntityID; responses from any other are refused",
+  },
+  'Authentication:Saml:IdentityProviderMetadataUrl': {
+    kind: { type: 'required-text' },
+    provider: 'Saml',
+    doc: 'where the IdP metadata is downloaded at start',
+  },
+  'Authentication:Saml:RequireHttpsMetadata': {
+    kind: { type: 'boolean', default: true },
+    provider: 'Saml',
+    doc: '`false` allows an `http://` metadata URL (development only)',
+  },
+  'Authorization:Policies:canAll': {
+    kind: { type: 'list', default: ['admin'] },
+    doc: 'roles with full access',
+  },
+  'Authorization:Policies:canChange': {
+    kind: { type: 'list', default: ['developer'] },
+    doc: 'roles that may set values; canAll roles are always included',
+  },
+  'Authorization:RoleClaimTypes': {
+    kind: { type: 'list', default: ['role', 'roles', 'groups', 'name'] },
+    doc: 'claim types searched for roles, besides `RoleClaimType`. A `name` claim is often editable by the user at the identity provider; drop it from this list when roles must not come from it',
+  },
+  'Session:IdleTimeoutMinutes': {
+    kind: { type: 'integer', default: 480, min: 1 },
+    doc: 'sign-in session lifetime without use; renewed (written, cookie sent again) once a tenth of it has passed',
+  },
+  'Session:Secret': {
+    kind: { type: 'optional-text' },
+    secret: true,
+    doc: 'cookie-signing secret (≥ 32 characters); unset: generated once and kept in the database, shared by all instances',
+  },
+  'Grpc:RequireAuthentication': {
+    kind: { type: 'boolean', default: true },
+    docDefault: '`true` (`false` in the shipped `appsettings.json`)',
+    doc: 'every gRPC call needs an API key or a token (see [Machine access](#machine-access-grpc)); while `false`, every start logs a warning',
+    essential: true,
+  },
+  'Grpc:KeepAliveSeconds': {
+    kind: { type: 'positive-number', default: 30 },
+    doc: 'every HTTP/2 connection is pinged this often; one whose previous ping is unanswered is closed',
+  },
+  'Grpc:MaxReceiveMessageBytes': {
+    kind: { type: 'integer', default: 4 * 1024 * 1024, min: 1024, max: 64 * 1024 * 1024 },
+    docDefault: '`4194304` (4 MiB)',
+    doc: 'the largest request message on every gRPC path, before and after decompression; larger ones answer `RESOURCE_EXHAUSTED`',
+  },
+  'Grpc:GetConfigLayout': {
+    kind: { type: 'choice', default: 'Spec', values: ['Spec', 'Konfigo'] },
+    doc: '`Konfigo` answers GetConfig as the existing Konfigo .NET/Go/Python SDKs expect (`service_id = 1, version_id = 2, entries = 3`)',
+  },
+  'Logging:Level': {
+    kind: { type: 'choice', default: 'info', values: LOG_LEVELS },
+    doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+    essential: true,
+  },
+} as const satisfies Readonly<Record<string, KeyDefinition>>;
+
+export type ConfigKeyName = keyof typeof CONFIG_KEYS;
+
+/** The parsed type of a key's value. */
+export type ValueOf<K extends ConfigKeyName> = (typeof CONFIG_KEYS)[K]['kind'] extends {
+  type: 'integer' | 'positive-number';
+}
+  ? number
+  : (typeof CONFIG_KEYS)[K]['kind'] extends { type: 'boolean' }
+    ? boolean
+    : (typeof CONFIG_KEYS)[K]['kind'] extends { type: 'list' }
+      ? readonly string[]
+      : (typeof CONFIG_KEYS)[K]['kind'] extends { type: 'optional-text' }
+        ? string | null
+        : (typeof CONFIG_KEYS)[K]['kind'] extends { type: 'choice'; values: readonly (infer V)[] }
+          ? V
+          : string;

@@ -1,0 +1,121 @@
+/**
+ * Screenshots of the console's main screens, light and dark, for docs/ui/ (linked from the README).
+ * Runs the real server on a temporary SQLite database with sample data and the built console
+ * (`npm run build -w @realtime-config/web` first): `npm run screenshots -w @realtime-config/web`.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { ValueType } from '../src/rules/value-rules.js';
+import { seedVersion, signIn, startConsole } from '../e2e/support/console.js';
+
+const out = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'ui');
+mkdirSync(out, { recursive: true });
+
+const ui = await startConsole();
+try {
+  const admin = await ui.server.admin();
+  for (const [name, description] of [
+    ['billing', 'Invoices and payment runs'],
+    ['catalog', 'Product catalogue and search'],
+    ['shipping', 'Carrier integration and labels'],
+  ]) {
+    await admin.post('/api/services', { name, description, contactEmail: `${name}@example.com` });
+  }
+  const ids = await seedVersion(admin, 'orders', '1.4.2', [
+    {
+      key: 'Payments:Provider',
+      valueType: ValueType.String,
+      rawValue: 'Stripe',
+      groupName: 'Payments',
+      groupDescription: 'Payment gateway',
+      description: 'Gateway name',
+    },
+    { key: 'Payments:TimeoutSeconds', valueType: ValueType.Number, rawValue: '30', groupName: 'Payments' },
+    {
+      key: 'Payments:Mode',
+      valueType: ValueType.Enum,
+      rawValue: 'Test',
+      enumDefinition: 'Live|Test',
+      groupName: 'Payments',
+    },
+    { key: 'Payments:Enabled', valueType: ValueType.Boolean, rawValue: 'true', groupName: 'Payments' },
+    { key: 'Payments:Window', valueType: ValueType.TimeSpan, rawValue: '00:05:00', groupName: 'Payments' },
+    {
+      key: 'Payments:StartsAt',
+      valueType: ValueType.DateTime,
+      rawValue: '2026-05-01T09:30:00Z',
+      groupName: 'Payments',
+    },
+    { key: 'Payments:Retries', valueType: ValueType.Array, rawValue: '[1,2,5]', groupName: 'Payments' },
+    {
+      key: 'Payments:Limits',
+      valueType: ValueType.Json,
+      rawValue: '{"max":100,"currency":"EUR"}',
+      groupName: 'Payments',
+    },
+    {
+      key: 'Cache:Ttl',
+      valueType: ValueType.TimeSpan,
+      rawValue: '00:10:00',
+      groupName: 'Cache',
+      groupDescription: 'Response cache',
+    },
+  ]);
+  await admin.post(`/api/services/${ids.serviceId}/members`, { userId: 'admin' });
+  const versionUrl = `/services/${ids.serviceId}/versions/${ids.versionId}`;
+
+  const shot = async (page: Page, name: string, scheme: string) => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(out, `${name}-${scheme}.png`) });
+  };
+  for (const scheme of ['light', 'dark'] as const) {
+    const page = await ui.window({ colorScheme: scheme, reducedMotion: true });
+    await page.goto('/sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await shot(page, 'sign-in', scheme);
+    await signIn(page, 'admin', 'admin-password-for-tests');
+    await page.getByRole('link', { name: 'orders' }).waitFor();
+    await shot(page, 'services', scheme);
+    await page.goto(`/services/${ids.serviceId}/versions`);
+    await page.getByRole('link', { name: '1.4.2' }).waitFor();
+    await shot(page, 'service', scheme);
+    await page.goto(versionUrl);
+    await page.getByLabel('Payments:Limits').waitFor();
+    await page.getByLabel('Payments:TimeoutSeconds').fill(scheme === 'light' ? '45' : '50');
+    await page.getByLabel('Payments:Mode').selectOption('Live');
+    await page.getByLabel('Payments:Window').fill('25:00:00');
+    await shot(page, 'version-pending', scheme);
+    await page.getByLabel('Payments:Window').fill('00:05:00');
+    const stored = (await admin.get(`/api/configentries/${ids.serviceId}/${ids.versionId}`)).body as {
+      id: string;
+      key: string;
+      generation: number;
+    }[];
+    const timeout = stored.find((e) => e.key === 'Payments:TimeoutSeconds');
+    await admin.put(`/api/configentries/${ids.serviceId}/${ids.versionId}/set`, [
+      { id: timeout?.id, rawValue: scheme === 'light' ? '60' : '90', generation: timeout?.generation },
+    ]);
+    await page.getByText('Changed elsewhere', { exact: true }).waitFor();
+    await page.getByRole('button', { name: /^Save/ }).click();
+    await page
+      .getByRole('dialog', { name: /Conflict/ })
+      .getByRole('button', { name: 'Keep mine' })
+      .waitFor();
+    await shot(page, 'conflict', scheme);
+    await page.getByRole('button', { name: 'Keep mine' }).click();
+    await page.getByRole('button', { name: /^Save/ }).click();
+    await page.getByText(/^Saved/).waitFor();
+    await page.goto(`/services/${ids.serviceId}/audit`);
+    await page.getByRole('table', { name: 'Audit log' }).waitFor();
+    await shot(page, 'audit-log', scheme);
+    await page.goto('/users');
+    await page.getByRole('table', { name: 'Users' }).waitFor();
+    await shot(page, 'users', scheme);
+    await page.context().close();
+  }
+  console.log(`screenshots in ${out}`);
+} finally {
+  await ui.close();
+}

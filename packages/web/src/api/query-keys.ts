@@ -1,0 +1,23 @@
+/**
+ * Every TanStack Query key of the console, from one factory: invalidating a prefix (a service) reaches
+ * everything below it (its versions, entries, members, keys and audit log).
+ */
+export const queryKeys = {
+  me: ['me'] as const,
+  authConfig: ['auth-config'] as const,
+  users: ['users'] as const,
+  services: {
+    all: ['services'] as const,
+    search: (name: string, pageToken: string | null) => ['services', 'search', { name, pageToken }] as const,
+    detail: (serviceId: string) => ['services', serviceId] as const,
+    members: (serviceId: string) => ['services', serviceId, 'members'] as const,
+    apiKeys: (serviceId: string) => ['services', serviceId, 'api-keys'] as const,
+    audit: (serviceId: string, entityType: string | null) => ['services', serviceId, 'audit', { entityType }] as const,
+  },
+  versions: {
+    list: (serviceId: string) => ['services', serviceId, 'versions'] as const,
+    detail: (serviceId: string, versionId: string) => ['services', serviceId, 'versions', versionId] as const,
+    entries: (serviceId: string, versionId: string) =>
+      ['services', serviceId, 'versions', versionId, 'entries'] as const,
+  },
+};

@@ -1,0 +1,23 @@
+import { createClient, type Interceptor } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-web';
+import { RealtimeConfigGrpcService } from '@realtime-config/protocol';
+import { bearerHeaders } from '../api/auth-token';
+
+const bearer: Interceptor = (next) => (request) => {
+  for (const [name, value] of Object.entries(bearerHeaders())) request.header.set(name, value);
+  return next(request);
+};
+
+/**
+ * The change stream client: the Connect protocol over fetch, on the server's one port. The session
+ * cookie goes along (same origin), so cookie providers need no token; Jwt sends its bearer token.
+ */
+export const liveClient = createClient(
+  RealtimeConfigGrpcService,
+  createConnectTransport({
+    baseUrl: globalThis.location?.origin ?? '',
+    useBinaryFormat: true,
+    interceptors: [bearer],
+    fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: 'same-origin' }),
+  }),
+);

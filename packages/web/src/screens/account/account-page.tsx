@@ -1,0 +1,78 @@
+import { Badge, Container, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { ChangePasswordForm } from './change-password-form';
+
+const POLICY_MEANING: Record<string, string> = {
+  canAll: 'Everything: services, versions, entries, members, API keys and users.',
+  canChange: 'Values of the entries of services you are a member of.',
+};
+
+/** The signed-in user: identity, roles, policies, and (Local accounts) the password. */
+export function AccountPage() {
+  const me = useMe();
+  if (!me.data) return null;
+  const user = me.data;
+  const abilities = abilitiesOf(user);
+  return (
+    <Container size="md">
+      <Stack gap="lg">
+        <Title order={1}>Your account</Title>
+        <Table variant="vertical" withTableBorder layout="fixed">
+          <Table.Tbody>
+            <Table.Tr>
+              <Table.Th w={160}>User id</Table.Th>
+              <Table.Td>{user.id}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Td>{user.name ?? '—'}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>E-mail</Table.Th>
+              <Table.Td>{user.email ?? '—'}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Sign-in provider</Table.Th>
+              <Table.Td>{user.provider}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Roles</Table.Th>
+              <Table.Td>
+                <Group gap="xs">
+                  {user.roles.length === 0 ? '—' : user.roles.map((role) => <Badge key={role}>{role}</Badge>)}
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          </Table.Tbody>
+        </Table>
+        <section aria-labelledby="policies-heading">
+          <Title order={2} size="h3" id="policies-heading" mb="xs">
+            Policies
+          </Title>
+          {user.policies.length === 0 ? (
+            <Text>No policy: you can sign in but not see or change anything. Ask an admin for a role.</Text>
+          ) : (
+            <Stack gap="xs">
+              {user.policies.map((policy) => (
+                <Text key={policy}>
+                  <Badge variant="light" mr="sm">
+                    {policy}
+                  </Badge>
+                  {POLICY_MEANING[policy] ?? ''}
+                </Text>
+              ))}
+            </Stack>
+          )}
+        </section>
+        {abilities.isLocal && (
+          <section aria-labelledby="password-heading">
+            <Title order={2} size="h3" id="password-heading" mb="xs">
+              Password
+            </Title>
+            <ChangePasswordForm username={user.id} />
+          </section>
+        )}
+      </Stack>
+    </Container>
+  );
+}

@@ -1,0 +1,45 @@
+import type { AuditRecord } from '../../api/types';
+
+type Fields = Record<string, unknown>;
+
+const NAME_FIELDS = ['key', 'versionLabel', 'name', 'userId'] as const;
+const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId']);
+
+function fieldsOf(value: unknown): Fields | null {
+  return typeof value === 'object' && value !== null ? (value as Fields) : null;
+}
+
+/** A readable name of the record's entity: an entry's key, a version's label, a service's name, a member's id. */
+export function entityName(record: AuditRecord): string {
+  const state = fieldsOf(record.changes.after) ?? fieldsOf(record.changes.before);
+  for (const field of NAME_FIELDS) {
+    const value = state?.[field];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return record.entityId;
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** What changed, field by field ("rawValue: 30 → 45"); for a creation or deletion, the state it had. */
+export function changeSummary(record: AuditRecord): string[] {
+  const before = fieldsOf(record.changes.before);
+  const after = fieldsOf(record.changes.after);
+  if (before && after) {
+    return Object.keys(after)
+      .filter((field) => !SKIPPED.has(field) && show(before[field]) !== show(after[field]))
+      .map((field) => `${field}: ${show(before[field])} → ${show(after[field])}`);
+  }
+  const state = after ?? before;
+  if (!state) return [];
+  const shown =
+    'rawValue' in state
+      ? ['rawValue']
+      : Object.keys(state)
+          .filter((f) => !SKIPPED.has(f))
+          .slice(0, 3);
+  return shown.map((field) => `${field}: ${show(state[field])}`);
+}

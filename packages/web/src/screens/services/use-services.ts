@@ -1,0 +1,28 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { queryKeys } from '../../api/query-keys';
+import type { Service, ServiceFields } from '../../api/types';
+
+export const SERVICES_PAGE_SIZE = 20;
+
+export function useServiceSearch(name: string, pageToken: string | null) {
+  return useQuery({
+    queryKey: queryKeys.services.search(name, pageToken),
+    queryFn: () =>
+      unwrap(
+        api.POST('/api/services/search', { body: { name: name || null, pageSize: SERVICES_PAGE_SIZE, pageToken } }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useCreateService() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ServiceFields) => unwrap(api.POST('/api/services', { body })),
+    onSuccess: (service: Service) => {
+      queryClient.setQueryData(queryKeys.services.detail(service.id), service);
+      return queryClient.invalidateQueries({ queryKey: queryKeys.services.all, exact: false });
+    },
+  });
+}

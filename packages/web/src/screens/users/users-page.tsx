@@ -1,0 +1,119 @@
+import { Button, Group, Loader, NativeSelect, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { useState } from 'react';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { ProblemAlert } from '../../components/problem-alert';
+import { TimeText } from '../../components/time-text';
+import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { NewUserDialog, ResetPasswordDialog } from './user-dialogs';
+import { useDeleteUser, useUpdateUser, useUsers, type Role } from './use-users';
+
+/** Local accounts and their roles (Local provider, canAll). */
+export function UsersPage() {
+  const me = useMe();
+  const abilities = me.data ? abilitiesOf(me.data) : null;
+  const users = useUsers();
+  const update = useUpdateUser();
+  const remove = useDeleteUser();
+  const [creating, setCreating] = useState(false);
+  const [resetting, setResetting] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<string | null>(null);
+
+  if (abilities && (!abilities.canAll || !abilities.isLocal)) {
+    return (
+      <Text>
+        {abilities.isLocal
+          ? 'Only admins manage users.'
+          : 'Users are managed in your identity provider; roles come from its claims.'}
+      </Text>
+    );
+  }
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1}>Users</Title>
+        <Button onClick={() => setCreating(true)}>New user</Button>
+      </Group>
+      <Text c="dimmed" size="sm">
+        admin: canAll (everything). developer: canChange (values of the services they are a member of).
+      </Text>
+      {users.isPending && <Loader aria-label="Loading users" />}
+      {users.isError && <ProblemAlert error={users.error} />}
+      {update.isError && <ProblemAlert error={update.error} />}
+      {users.data && (
+        <Table striped aria-label="Users">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Username</Table.Th>
+              <Table.Th>Role</Table.Th>
+              <Table.Th>Created</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {users.data.map((u) => {
+              const self = u.username === me.data?.id;
+              return (
+                <Table.Tr key={u.username}>
+                  <Table.Td>
+                    {u.username}{' '}
+                    {self && (
+                      <Text span c="dimmed">
+                        (you)
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <NativeSelect
+                      aria-label={`Role of ${u.username}`}
+                      data={['admin', 'developer']}
+                      value={u.role}
+                      onChange={(e) => update.mutate({ username: u.username, role: e.currentTarget.value as Role })}
+                      w={160}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <TimeText iso={u.createdAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap="xs">
+                      <Button size="xs" variant="default" onClick={() => setResetting(u.username)}>
+                        Set password<VisuallyHidden> for {u.username}</VisuallyHidden>
+                      </Button>
+                      {self ? (
+                        <Text size="xs" c="dimmed">
+                          You cannot delete yourself
+                        </Text>
+                      ) : (
+                        <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(u.username)}>
+                          Delete {u.username}
+                        </Button>
+                      )}
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              );
+            })}
+          </Table.Tbody>
+        </Table>
+      )}
+      <NewUserDialog opened={creating} onClose={() => setCreating(false)} />
+      <ResetPasswordDialog username={resetting} onClose={() => setResetting(null)} />
+      <ConfirmDialog
+        opened={deleting !== null}
+        onClose={() => {
+          setDeleting(null);
+          remove.reset();
+        }}
+        title={`Delete ${deleting ?? ''}?`}
+        confirmLabel="Delete user"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => deleting && remove.mutate(deleting, { onSuccess: () => setDeleting(null) })}
+      >
+        {deleting} can no longer sign in. Their audit records stay.
+      </ConfirmDialog>
+    </Stack>
+  );
+}

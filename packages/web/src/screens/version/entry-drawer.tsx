@@ -1,0 +1,158 @@
+import { Button, Code, Drawer, Group, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { useNavigate } from '@tanstack/react-router';
+import { useState, type FormEvent } from 'react';
+import type { Entry } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { ProblemAlert } from '../../components/problem-alert';
+import { TimeText } from '../../components/time-text';
+import { useFormFields } from '../../components/use-form-fields';
+import { optionalMax, orNull, required } from '../../rules/form-rules';
+import { VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
+import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { entryRoute } from './route';
+import { useRegisteredDefault } from './use-registered-default';
+import { useDeleteEntry, useEntries, useUpdateEntry } from './use-version';
+
+function shown(raw: string | null | undefined) {
+  return <Code>{raw === null || raw === undefined ? 'null' : raw === '' ? '""' : raw}</Code>;
+}
+
+function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; versionId: string; entry: Entry }) {
+  const update = useUpdateEntry(serviceId, versionId, entry.id);
+  const form = useFormFields(
+    {
+      name: entry.name,
+      description: entry.description ?? '',
+      groupName: entry.groupName ?? '',
+      groupDescription: entry.groupDescription ?? '',
+      enumDefinition: entry.enumDefinition ?? '',
+    },
+    { name: required('Display name', 200), groupName: optionalMax('Group', 200) },
+    update.error,
+  );
+  // The generation the form was opened on: a change made elsewhere meanwhile answers 409, shown here.
+  const [baseGeneration, setBaseGeneration] = useState(entry.generation);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!form.trySubmit()) return;
+    const v = form.values;
+    update.mutate(
+      {
+        name: v.name.trim(),
+        description: orNull(v.description),
+        groupName: orNull(v.groupName),
+        groupDescription: orNull(v.groupDescription),
+        ...(entry.valueType === ValueType.Enum ? { enumDefinition: orNull(v.enumDefinition) } : {}),
+        generation: baseGeneration,
+      },
+      { onSuccess: ([updated]) => updated && setBaseGeneration(updated.generation) },
+    );
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="sm">
+        {update.isError && <ProblemAlert error={update.error} hideFields={['name', 'groupName']} />}
+        {update.isSuccess && <Text c="green">Details saved.</Text>}
+        <TextInput label="Display name" {...form.input('name')} />
+        <Textarea label="Description" autosize minRows={2} {...form.input('description')} />
+        <TextInput label="Group" {...form.input('groupName')} />
+        <Textarea label="Group description" autosize minRows={1} {...form.input('groupDescription')} />
+        {entry.valueType === ValueType.Enum && (
+          <TextInput label="Allowed values" description="Separated by | or ," {...form.input('enumDefinition')} />
+        )}
+        <Group>
+          <Button type="submit" loading={update.isPending}>
+            Save details
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+/** One entry's details in a drawer (a deep link): stored value, registered default, metadata, delete. */
+export function EntryDrawer() {
+  const { serviceId, versionId, entryId } = entryRoute.useParams();
+  const entries = useEntries(serviceId, versionId);
+  const entry = entries.data?.find((e) => e.id === entryId);
+  const me = useMe();
+  const canAll = me.data ? abilitiesOf(me.data).canAll : false;
+  const registered = useRegisteredDefault(serviceId, entry);
+  const remove = useDeleteEntry(serviceId, versionId, entryId);
+  const [deleting, setDeleting] = useState(false);
+  const navigate = useNavigate();
+  const close = () =>
+    void navigate({
+      to: '/services/$serviceId/versions/$versionId',
+      params: { serviceId, versionId },
+      search: (s) => s,
+    });
+
+  return (
+    <Drawer opened onClose={close} position="right" size="lg" title={entry ? entry.key : 'Entry'}>
+      {entries.isSuccess && !entry && <Text>This entry does not exist (any more).</Text>}
+      {entry && (
+        <Stack>
+          <Table variant="vertical" withTableBorder>
+            <Table.Tbody>
+              <Table.Tr>
+                <Table.Th w={150}>Type</Table.Th>
+                <Table.Td>{VALUE_TYPE_NAMES[entry.valueType]}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Stored value</Table.Th>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{shown(entry.rawValue)}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Registered default</Table.Th>
+                <Table.Td style={{ wordBreak: 'break-all' }}>
+                  {registered.data?.found
+                    ? shown(registered.data.value)
+                    : registered.isPending
+                      ? '…'
+                      : 'not in the recent audit log'}
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Generation</Table.Th>
+                <Table.Td>{entry.generation}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Updated</Table.Th>
+                <Table.Td>
+                  <TimeText iso={entry.updatedAt} />
+                </Table.Td>
+              </Table.Tr>
+            </Table.Tbody>
+          </Table>
+          {registered.isError && <ProblemAlert error={registered.error} />}
+          {canAll ? (
+            <>
+              <MetadataForm key={entry.id} serviceId={serviceId} versionId={versionId} entry={entry} />
+              <Group>
+                <Button color="red" variant="outline" onClick={() => setDeleting(true)}>
+                  Delete entry
+                </Button>
+              </Group>
+            </>
+          ) : (
+            <Text size="sm" c="dimmed">
+              Only admins change an entry&apos;s name, description, group or allowed values.
+            </Text>
+          )}
+          <ConfirmDialog
+            opened={deleting}
+            onClose={() => setDeleting(false)}
+            title={`Delete ${entry.key}?`}
+            confirmLabel="Delete entry"
+            pending={remove.isPending}
+            error={remove.error}
+            onConfirm={() => remove.mutate(undefined, { onSuccess: close })}
+          >
+            Applications fall back to their declared default for this key.
+          </ConfirmDialog>
+        </Stack>
+      )}
+    </Drawer>
+  );
+}

@@ -1,0 +1,113 @@
+import { Badge, Box, Button, Group, Stack, Text } from '@mantine/core';
+import { AnchorLink } from '../../components/anchor-link';
+import { memo } from 'react';
+import type { Entry } from '../../api/types';
+import { VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
+import { ValueEditor } from './editors/value-editor';
+import { isStale, type PendingChange } from './pending-changes';
+
+interface EntryRowProps {
+  readonly entry: Entry;
+  readonly serviceId: string;
+  readonly versionId: string;
+  readonly pending: PendingChange | undefined;
+  readonly onEdit: (entry: Entry, raw: string | null) => void;
+  /** Why values cannot be changed here, when they cannot. */
+  readonly readOnlyReasonId: string | undefined;
+  /** Changed elsewhere a moment ago: highlighted briefly. */
+  readonly justChanged: boolean;
+}
+
+function shown(raw: string | null): string {
+  return raw === null ? 'null' : raw === '' ? '""' : raw;
+}
+
+/** One entry: its key (a link to its details), type, name and description, and its value editor. */
+export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
+  const { entry, pending, onEdit, readOnlyReasonId, justChanged } = props;
+  const stale = pending !== undefined && isStale(pending, entry);
+  const keyId = `key-${entry.id}`;
+  const staleId = `stale-${entry.id}`;
+  const value = pending ? pending.raw : entry.rawValue;
+  const canSetNull = value !== null && (entry.valueType === ValueType.String || entry.valueType === ValueType.Boolean);
+  const describedBy = [stale ? staleId : undefined, readOnlyReasonId].filter(Boolean).join(' ') || undefined;
+
+  return (
+    <Box
+      className={justChanged ? 'rc-changed' : undefined}
+      py="sm"
+      px="xs"
+      style={{
+        display: 'grid',
+        gridTemplateColumns: 'minmax(0, 2fr) minmax(0, 3fr)',
+        gap: 'var(--mantine-spacing-md)',
+      }}
+    >
+      <Stack gap={2}>
+        <Group gap="xs" wrap="wrap">
+          <AnchorLink
+            id={keyId}
+            to="/services/$serviceId/versions/$versionId/entries/$entryId"
+            params={{ serviceId: props.serviceId, versionId: props.versionId, entryId: entry.id }}
+            ff="monospace"
+            fw={600}
+            style={{ wordBreak: 'break-all' }}
+          >
+            {entry.key}
+          </AnchorLink>
+          <Badge variant="outline" size="sm">
+            {VALUE_TYPE_NAMES[entry.valueType] ?? 'Unknown'}
+          </Badge>
+          {pending && !stale && (
+            <Badge color="blue" size="sm">
+              Edited
+            </Badge>
+          )}
+          {stale && (
+            <Badge color="orange" size="sm">
+              Changed elsewhere
+            </Badge>
+          )}
+          {justChanged && !stale && (
+            <Badge color="yellow" size="sm">
+              Updated just now
+            </Badge>
+          )}
+        </Group>
+        {entry.name !== entry.key && <Text size="sm">{entry.name}</Text>}
+        {entry.description && (
+          <Text size="sm" c="dimmed">
+            {entry.description}
+          </Text>
+        )}
+      </Stack>
+      <Stack gap={4}>
+        <ValueEditor
+          entry={entry}
+          value={value}
+          onChange={(raw) => onEdit(entry, raw)}
+          error={pending?.error}
+          disabled={readOnlyReasonId !== undefined}
+          describedBy={describedBy}
+        />
+        {pending && (
+          <Text size="xs" c="dimmed">
+            Before your edit: <code>{shown(pending.baseRaw)}</code>
+          </Text>
+        )}
+        {stale && (
+          <Text size="xs" c="orange" id={staleId}>
+            Changed elsewhere to <code>{shown(entry.rawValue)}</code>. Your edit is kept; saving asks which to keep.
+          </Text>
+        )}
+        {canSetNull && readOnlyReasonId === undefined && (
+          <Group>
+            <Button size="compact-xs" variant="subtle" onClick={() => onEdit(entry, null)} aria-describedby={keyId}>
+              Set null
+            </Button>
+          </Group>
+        )}
+      </Stack>
+    </Box>
+  );
+});

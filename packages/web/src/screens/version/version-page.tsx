@@ -1,0 +1,152 @@
+import { Badge, Breadcrumbs, Group, Loader, Stack, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { AnchorLink } from '../../components/anchor-link';
+import { Outlet, useNavigate } from '@tanstack/react-router';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { EmptyState } from '../../components/empty-state';
+import { ProblemAlert } from '../../components/problem-alert';
+import { useReadyMark } from '../../components/ready-mark';
+import { useMayChangeValues, useService } from '../service/use-service';
+import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { ConflictDialog } from './conflict-dialog';
+import { EntryList } from './entry-list';
+import { PendingTray } from './pending-tray';
+import { usePendingChanges } from './pending-changes';
+import { versionRoute } from './route';
+import { useLiveEntries } from './use-live-entries';
+import { useSaveChanges } from './use-save-changes';
+import { useEntries, useVersion } from './use-version';
+import { VersionAdminActions } from './version-admin-actions';
+
+const READ_ONLY_ID = 'values-read-only-reason';
+
+function matches(query: string) {
+  const q = query.toLowerCase();
+  return (e: { key: string; name: string; description: string | null }) =>
+    e.key.toLowerCase().includes(q) ||
+    e.name.toLowerCase().includes(q) ||
+    (e.description ?? '').toLowerCase().includes(q);
+}
+
+/** A version: its entries grouped and searchable, typed editors, the pending tray, conflicts and live changes. */
+export function VersionPage() {
+  const { serviceId, versionId } = versionRoute.useParams();
+  const { q = '' } = versionRoute.useSearch();
+  const navigate = useNavigate({ from: versionRoute.fullPath });
+  const service = useService(serviceId);
+  const version = useVersion(serviceId, versionId);
+  const entries = useEntries(serviceId, versionId);
+  const me = useMe();
+  const canAll = me.data ? abilitiesOf(me.data).canAll : false;
+  const mayChange = useMayChangeValues(serviceId, me.data);
+  const pending = usePendingChanges();
+  const live = useLiveEntries(serviceId, versionId, entries.data);
+  const saver = useSaveChanges(serviceId, versionId, pending, live.saving);
+
+  const [text, setText] = useState(q);
+  const [debounced] = useDebouncedValue(text.trim(), 300);
+  useEffect(() => {
+    if (debounced !== q) void navigate({ search: debounced ? { q: debounced } : {}, replace: true });
+  }, [debounced]); // eslint-disable-line react-hooks/exhaustive-deps
+  const filter = useDeferredValue(text.trim());
+
+  const all = useMemo(() => entries.data ?? [], [entries.data]);
+  const shown = useMemo(() => (filter ? all.filter(matches(filter)) : all), [all, filter]);
+  const entriesById = useMemo(() => new Map(all.map((e) => [e.id, e])), [all]);
+  useReadyMark('rc:version-ready', entries.isSuccess);
+
+  // Leaving with unsaved edits asks first.
+  useEffect(() => {
+    if (pending.list.length === 0) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [pending.list.length]);
+
+  if (version.isError) return <ProblemAlert error={version.error} />;
+  const label = version.data?.versionLabel ?? '…';
+  const readOnlyReason = mayChange.pending
+    ? undefined
+    : !mayChange.allowed
+      ? 'You are not a member of this service, so its values are read-only for you. An admin can add you under Members.'
+      : undefined;
+
+  return (
+    <Stack gap="md">
+      <Breadcrumbs>
+        <AnchorLink to="/services">Services</AnchorLink>
+        <AnchorLink to="/services/$serviceId/versions" params={{ serviceId }}>
+          {service.data?.name ?? '…'}
+        </AnchorLink>
+        <Text>{label}</Text>
+      </Breadcrumbs>
+      <Group justify="space-between" align="flex-start">
+        <Stack gap={4}>
+          <Group gap="sm">
+            <Title order={1}>{label}</Title>
+            <Badge color={live.status === 'live' ? 'green' : 'gray'} variant="dot" aria-live="polite">
+              {live.status === 'live' ? 'Live' : live.status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…'}
+            </Badge>
+          </Group>
+          {version.data?.description && <Text c="dimmed">{version.data.description}</Text>}
+        </Stack>
+        {canAll && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
+      </Group>
+      {readOnlyReason && (
+        <Text id={READ_ONLY_ID} c="dimmed" size="sm">
+          {readOnlyReason}
+        </Text>
+      )}
+      <Group align="flex-end">
+        <TextInput
+          label="Search entries"
+          placeholder="Key, name or description"
+          type="search"
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          w={360}
+        />
+        {entries.data && (
+          <Text size="sm" c="dimmed" aria-live="polite">
+            {filter ? `${shown.length} of ${all.length} entries` : `${all.length} entries`}
+          </Text>
+        )}
+      </Group>
+      <VisuallyHidden aria-live="polite">{live.announcement}</VisuallyHidden>
+      {entries.isPending && <Loader aria-label="Loading entries" />}
+      {entries.isError && <ProblemAlert error={entries.error} />}
+      {entries.isSuccess && all.length === 0 && (
+        <EmptyState title="No entries yet">
+          {canAll
+            ? 'Applications register their entries when they connect with the SDK; you can also add one with New entry.'
+            : 'Entries appear when the application registers this version with the SDK.'}
+        </EmptyState>
+      )}
+      {entries.isSuccess && all.length > 0 && shown.length === 0 && (
+        <EmptyState title={`No entry matches “${filter}”`}>Search looks at keys, names and descriptions.</EmptyState>
+      )}
+      <EntryList
+        entries={shown}
+        serviceId={serviceId}
+        versionId={versionId}
+        pending={pending}
+        readOnlyReasonId={readOnlyReason ? READ_ONLY_ID : undefined}
+        recentlyChanged={live.recentlyChanged}
+      />
+      <PendingTray
+        pending={pending}
+        entriesById={entriesById}
+        onSave={saver.save}
+        saving={saver.saving}
+        saveError={saver.error}
+      />
+      <ConflictDialog
+        conflicts={saver.conflicts}
+        onKeepMine={saver.keepMine}
+        onUseStored={saver.takeStored}
+        onClose={saver.closeConflicts}
+      />
+      <Outlet />
+    </Stack>
+  );
+}
