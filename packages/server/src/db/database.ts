@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../platform/config/app-config.js';
 import { translateDatabaseError } from './database-errors.js';
 import { migrationProvider } from './migrations.js';
 import type { DatabaseSchema } from './schema.js';
+import { withPreparedStatements } from './sqlite-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DatabaseSchema>;
@@ -76,7 +77,10 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }), ...(log ? { log } : {}) });
+    db = new Kysely<DatabaseSchema>({
+      dialect: new SqliteDialect({ database: withPreparedStatements(sqlite) }),
+      ...(log ? { log } : {}),
+    });
   }
 
   return {

@@ -43,8 +43,7 @@ export class EntryCommands {
     if (Object.keys(errors).length > 0) throw AppError.invalid('The entry is not valid.', errors);
 
     return this.uow.write(async (ctx) => {
-      await requireVersion(ctx, serviceId, versionId);
-      const timestamp = await this.tick(ctx, versionId);
+      const timestamp = await this.tick(ctx, serviceId, versionId);
       const existing = await ctx.entries.findByKey(versionId, input.key);
       if (existing && !existing.deleted) {
         throw AppError.alreadyExists(`An entry with key "${input.key}" already exists in this version.`);
@@ -95,15 +94,14 @@ export class EntryCommands {
     }
 
     return this.uow.write(async (ctx) => {
-      await requireVersion(ctx, serviceId, versionId);
+      // Taking the clock first checks the version and locks it, so the generation checks below cannot race.
+      const timestamp = await this.tick(ctx, serviceId, versionId);
       if (!hasPolicy(identity, 'canAll')) {
         const userIds = [identity.id, ...(identity.email ? [identity.email] : [])];
         if (!(await ctx.services.hasAnyMember(serviceId, userIds))) {
           throw AppError.forbidden('Only members of this service may set its values.');
         }
       }
-      // Taking the clock first locks the version, so the generation checks below cannot race.
-      const timestamp = await this.tick(ctx, versionId);
       const found = new Map((await ctx.entries.getManyLive(versionId, [...seen])).map((e) => [e.id, e]));
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
       if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
@@ -158,8 +156,7 @@ export class EntryCommands {
     change: Partial<EntryMetadata> & { generation: number },
   ): Promise<EntryRecord> {
     return this.uow.write(async (ctx) => {
-      await requireVersion(ctx, serviceId, versionId);
-      const timestamp = await this.tick(ctx, versionId);
+      const timestamp = await this.tick(ctx, serviceId, versionId);
       const before = await requireEntry(ctx, versionId, entryId);
       // Fields left out keep their value; the generation check below makes that safe.
       const metadata: EntryMetadata = {
@@ -196,8 +193,7 @@ export class EntryCommands {
 
   delete(actor: Actor, serviceId: string, versionId: string, entryId: string): Promise<void> {
     return this.uow.write(async (ctx) => {
-      await requireVersion(ctx, serviceId, versionId);
-      const timestamp = await this.tick(ctx, versionId);
+      const timestamp = await this.tick(ctx, serviceId, versionId);
       const before = await requireEntry(ctx, versionId, entryId);
       const generation = before.generation + 1;
       await ctx.entries.markDeleted(entryId, { generation, changedAt: timestamp });
@@ -212,9 +208,10 @@ export class EntryCommands {
     });
   }
 
-  private async tick(ctx: WriteContext, versionId: string): Promise<number> {
-    const ts = await ctx.versions.advanceClock(versionId, this.clock.nowMicros());
-    if (ts === undefined) throw AppError.notFound(`Version ${versionId} was not found.`);
+  /** Advances the clock of a version of this service (locking it until the commit), or answers 404. */
+  private async tick(ctx: WriteContext, serviceId: string, versionId: string): Promise<number> {
+    const ts = await ctx.versions.advanceClock(versionId, this.clock.nowMicros(), serviceId);
+    if (ts === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     return ts;
   }
 
@@ -238,12 +235,6 @@ export class EntryCommands {
       timestamp: change.timestamp,
       changes,
     });
-  }
-}
-
-async function requireVersion(ctx: WriteContext, serviceId: string, versionId: string): Promise<void> {
-  if (!(await ctx.versions.get(serviceId, versionId))) {
-    throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
   }
 }
 

@@ -367,6 +367,23 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
     expect((await admin.get(`/api/configentries/${serviceId}/${MISSING}`)).status).toBe(404);
     expect((await admin.post(`/api/configentries/${other}/${versionId}`, { key: 'k', valueType: 1 })).status).toBe(404);
     expect((await admin.get(`/api/configentries/${serviceId}/not-a-uuid`)).status).toBe(400);
+
+    // Writes through another service's path find no version there and change nothing.
+    const entry = (
+      await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+        key: 'Mismatch:Key',
+        valueType: 1,
+        rawValue: 'a',
+      })
+    ).body;
+    const wrong = `/api/configentries/${other}/${versionId}`;
+    const set = await admin.put(`${wrong}/set`, [{ id: entry.id, rawValue: 'b', generation: entry.generation }]);
+    expect(set.status).toBe(404);
+    expect(set.body.detail).toContain(`not found in service ${other}`);
+    expect((await admin.put(`${wrong}/${entry.id}`, { generation: entry.generation, name: 'x' })).status).toBe(404);
+    expect((await admin.delete(`${wrong}/${entry.id}`)).status).toBe(404);
+    const stored = (await list()).find((e) => e.id === entry.id);
+    expect(stored).toMatchObject({ rawValue: 'a', generation: entry.generation, name: entry.name });
   });
 });
 

@@ -7,11 +7,14 @@ import type { EntryChange } from './change-hub.js';
  * read by an instance that lost its LISTEN connection to replay exactly what it missed.
  */
 export interface ChangeLogStore {
-  /** Records a change and announces `announced` (the payload or a reference to it) on the channel. */
+  /**
+   * Records a change and announces it on the channel, in one statement (one round trip): the payload
+   * itself when `inline`, otherwise `#<id>` of the record, for listeners to fetch.
+   */
   appendAndNotify(
     change: { versionId: string; ts: number; createdAt: number; payload: string },
     channel: string,
-    announced: (id: number) => string,
+    inline: boolean,
   ): Promise<void>;
   payload(id: number): Promise<string | undefined>;
   /** Payloads of the version's changes after `afterTs`, in order. */
@@ -25,13 +28,16 @@ export interface ChangeLogStore {
 
 export function createChangeLogStore(db: Kysely<DatabaseSchema>): ChangeLogStore {
   return {
-    async appendAndNotify(change, channel, announced) {
-      const row = await db
-        .insertInto('change_log')
-        .values({ version_id: change.versionId, ts: change.ts, created_at: change.createdAt, payload: change.payload })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await sql`select pg_notify(${channel}, ${announced(Number(row.id))})`.execute(db);
+    async appendAndNotify(change, channel, inline) {
+      const { versionId, ts, createdAt, payload } = change;
+      await sql`
+        with appended as (
+          insert into change_log (version_id, ts, created_at, payload)
+          values (${versionId}, ${ts}, ${createdAt}, ${payload})
+          returning id
+        )
+        select pg_notify(${channel}, case when ${inline}::boolean then ${payload}::text else '#' || id::text end)
+        from appended`.execute(db);
     },
     async payload(id) {
       const row = await db.selectFrom('change_log').select('payload').where('id', '=', id).executeTakeFirst();

@@ -204,7 +204,7 @@ export function createPostgresChangeFeed(
         await txLog.appendAndNotify(
           { versionId: notice.versionId, ts: notice.timestamp, createdAt: clock.nowMicros(), payload },
           CHANGE_CHANNEL,
-          (id) => (inline ? payload : `#${id}`),
+          inline,
         );
       }
     },

@@ -30,9 +30,11 @@ export interface VersionStore {
   /**
    * Advances the version's change clock to max(now, last + 1) and returns it. In PostgreSQL the
    * UPDATE also locks the version row until the transaction ends, which serializes the writes of
-   * one version so that commit order equals timestamp order. SQLite has one writer anyway.
+   * one version so that commit order equals timestamp order. SQLite has one writer anyway. With
+   * `serviceId`, only a version of that service is advanced (undefined otherwise): the existence
+   * check and the clock in one statement.
    */
-  advanceClock(id: string, nowMicros: number): Promise<number | undefined>;
+  advanceClock(id: string, nowMicros: number, serviceId?: string): Promise<number | undefined>;
 }
 
 function toRecord(row: Selectable<VersionsTable>): VersionRecord {
@@ -112,11 +114,12 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
       const row = await db.selectFrom('versions').select('last_change_ts').where('id', '=', id).executeTakeFirst();
       return row ? Number(row.last_change_ts) : undefined;
     },
-    async advanceClock(id, nowMicros) {
+    async advanceClock(id, nowMicros, serviceId) {
       const row = await db
         .updateTable('versions')
         .set({ last_change_ts: sql<number>`${sql.raw(greatest)}(last_change_ts + 1, ${nowMicros})` })
         .where('id', '=', id)
+        .$if(serviceId !== undefined, (q) => q.where('service_id', '=', serviceId as string))
         .returning('last_change_ts')
         .executeTakeFirst();
       return row ? Number(row.last_change_ts) : undefined;

@@ -1,0 +1,225 @@
+/**
+ * Hot-path benchmark (issue "a change reaches one subscriber faster than etcd"): the REST write alone,
+ * `/healthz`, and REST send → receipt at 1, 100, 1,000 and 10,000 subscribers, each beside a Redis
+ * SET+PUBLISH baseline measured through the same worker harness in the same run, reported as ratios.
+ *
+ *   node --import tsx packages/server/bench/realtime/hot-path.ts [--sizes 1,100,1000,10000] [--changes 50]
+ *
+ * One server (the built JavaScript, SQLite file). Subscribers are raw HTTP/2 StartSubscribe streams,
+ * one connection each, in worker processes (receipt time taken first thing in the DATA callback);
+ * the Redis subscribers are one connection each in the same kind of workers. Latency = receipt −
+ * the moment the REST call (or the Redis MULTI) was sent, on CLOCK_MONOTONIC shared by all processes.
+ * Server RSS per idle subscriber: VmRSS before the streams open and after 3 s idle, over N. Redis is
+ * skipped with a message when 127.0.0.1:6379 (BENCH_REDIS_URL) does not answer. PostgreSQL figures:
+ * pg-write.ts. Prints the figures; asserts nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Client } from 'undici';
+import { fixed, log, machine, markdownTable, nowMs, parseArgs, rssBytes, runMain, sleep } from './common.js';
+import { figures, singleSetter, timeCalls, type Figures } from './rest-timing.js';
+import { RestClient, sqliteDatabase, startServer, type ServerProcess } from './server.js';
+import { SubscriberPool } from './subscriber-pool.js';
+
+const KEY = 'Bench:Seq';
+const REDIS_CHANNEL = 'rc-bench:changes'; // what redis-worker.ts subscribes to
+
+function ratio(ours: number, baseline: number | undefined): string {
+  return baseline === undefined || !(baseline > 0) ? '–' : `${fixed(ours / baseline, 1)}×`;
+}
+
+/**
+ * Redis refuses clients beyond `maxclients` (10,000 by default): raised for the run when the
+ * subscribers would not fit, and put back afterwards.
+ */
+async function roomForClients(redis: Redis, subscribers: number): Promise<(() => Promise<void>) | undefined> {
+  const [, current = '0'] = (await redis.config('GET', 'maxclients')) as string[];
+  if (Number(current) >= subscribers + 100) return undefined;
+  await redis.config('SET', 'maxclients', String(subscribers + 100));
+  return async () => void (await redis.config('SET', 'maxclients', current));
+}
+
+async function connectRedis(url: string): Promise<Redis | null> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch {
+    redis.disconnect();
+    return null;
+  }
+}
+
+async function restFigures(server: ServerProcess, rest: RestClient, redis: Redis | null) {
+  const { set } = await singleSetter(rest);
+  const health = new Client(server.baseUrl, { keepAliveTimeout: 600_000 });
+  const healthz = async () => {
+    const res = await health.request({ path: '/healthz', method: 'GET' });
+    await res.body.dump();
+  };
+  let n = 0;
+  const write = () => set(`w-${n++}`);
+  await timeCalls(500, write); // warm-up
+  await timeCalls(500, healthz);
+  const rows = {
+    setBackToBack: await timeCalls(3000, write),
+    setPaused: await timeCalls(300, write, () => 20 + Math.random() * 20),
+    healthBackToBack: await timeCalls(3000, healthz),
+    healthPaused: await timeCalls(300, healthz, () => 20 + Math.random() * 20),
+    redisSet: redis
+      ? await timeCalls(3000, async () => void (await redis.set('rc-bench:value', `w-${n++}`)))
+      : undefined,
+    redisSetPaused: redis
+      ? await timeCalls(
+          300,
+          async () => void (await redis.set('rc-bench:value', `w-${n++}`)),
+          () => 20 + Math.random() * 20,
+        )
+      : undefined,
+  };
+  await health.close();
+  return rows;
+}
+
+interface FanoutRow {
+  subscribers: number;
+  kind: 'ours' | 'redis';
+  opened: number;
+  each: Figures;
+  all: Figures;
+  incomplete: number;
+  rssPerSubscriberKiB: number;
+}
+
+async function fanout(
+  kind: 'ours' | 'redis',
+  subscribers: number,
+  changes: number,
+  server: ServerProcess,
+  rest: RestClient,
+  redis: Redis | null,
+  redisUrl: string,
+): Promise<FanoutRow> {
+  const warmUp = 5;
+  const maxChanges = warmUp + changes;
+  const { set, ids } = await singleSetter(rest);
+  const [serviceId = '', versionId = ''] = ids;
+  const pid =
+    kind === 'ours' ? server.pid : Number(/process_id:(\d+)/.exec((await redis!.info('server')) ?? '')?.[1] ?? NaN);
+  const restoreLimit = kind === 'redis' ? await roomForClients(redis!, subscribers) : undefined;
+  await sleep(1000);
+  const rssBefore = rssBytes(pid);
+  const pool = await SubscriberPool.open({
+    tag: `${kind === 'ours' ? 'gRPC' : 'Redis'} ×${subscribers}`,
+    script: kind === 'ours' ? './subscriber-worker.ts' : './redis-worker.ts',
+    url: kind === 'ours' ? server.baseUrl : redisUrl,
+    serviceId,
+    versionId,
+    afterTimestampUs: Date.now() * 1000,
+    key: KEY,
+    subscribers,
+    workers: subscribers >= 10_000 ? 4 : subscribers >= 1000 ? 2 : 1,
+    maxChanges,
+  });
+  await sleep(3000);
+  const rssAfter = rssBytes(pid);
+  const sentAt = new Float64Array(maxChanges);
+  let incomplete = 0;
+  for (let seq = 0; seq < maxChanges; seq++) {
+    const value = `change-${seq}`;
+    sentAt[seq] = nowMs();
+    if (kind === 'redis') await redis!.multi().set('rc-bench:value', value).publish(REDIS_CHANNEL, value).exec();
+    else await set(value);
+    if (!(await pool.allReceived(seq, 20_000)) && seq >= warmUp) incomplete++;
+    // The next change once every subscriber has this one, and at least 20–40 ms (1k+: 200 ms) later.
+    await sleep((sentAt[seq] ?? 0) + (subscribers >= 1000 ? 200 : 20 + Math.random() * 20) - nowMs());
+  }
+  const latency = SubscriberPool.latencies(await pool.reports(), sentAt, warmUp, maxChanges, pool.failed);
+  await pool.close();
+  await restoreLimit?.();
+  return {
+    subscribers,
+    kind,
+    opened: pool.opened,
+    each: figures(latency.samples),
+    all: figures(latency.all),
+    incomplete,
+    rssPerSubscriberKiB: (rssAfter - rssBefore) / pool.opened / 1024,
+  };
+}
+
+runMain(async () => {
+  const args = parseArgs(process.argv.slice(2));
+  const sizes = (args.get('sizes') ?? process.env.BENCH_HOT_SIZES ?? '1,100,1000,10000').split(',').map(Number);
+  const changes = Number(args.get('changes') ?? 50);
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  log(`Hot-path benchmark: subscribers ${sizes.join(', ')}, ${changes} changes each\n${machine()}`);
+
+  const server = await startServer({
+    name: 'A',
+    database: sqliteDatabase(),
+    adminPassword: randomBytes(12).toString('base64url'),
+  });
+  const rest = new RestClient(server);
+  await rest.signIn();
+  const redis = await connectRedis(redisUrl);
+  if (!redis) log(`Redis baseline skipped: nothing answers at ${redisUrl}.`);
+
+  const rows = await restFigures(server, rest, redis);
+  const fanouts: FanoutRow[] = [];
+  for (const n of sizes) {
+    fanouts.push(await fanout('ours', n, changes, server, rest, redis, redisUrl));
+    if (redis) fanouts.push(await fanout('redis', n, changes, server, rest, redis, redisUrl));
+    const last = fanouts.filter((r) => r.subscribers === n);
+    log(
+      `×${n}: ${last.map((r) => `${r.kind} each p50 ${fixed(r.each.p50, 2)} p99 ${fixed(r.each.p99, 2)} ms`).join('; ')}`,
+    );
+  }
+  redis?.disconnect();
+  await server.stop();
+
+  const restTable = markdownTable(
+    ['request', 'p50 ms', 'p99 ms', 'Redis p50 ms', 'ratio p50'],
+    [
+      ['REST set of one value, back to back', rows.setBackToBack, rows.redisSet],
+      ['REST set of one value, 20–40 ms pauses', rows.setPaused, rows.redisSetPaused],
+      ['GET /healthz, back to back', rows.healthBackToBack, rows.redisSet],
+      ['GET /healthz, 20–40 ms pauses', rows.healthPaused, rows.redisSetPaused],
+    ].map(([label, ours, baseline]) => {
+      const o = ours as Figures;
+      const b = baseline as Figures | undefined;
+      return [label as string, fixed(o.p50, 2), fixed(o.p99, 2), b ? fixed(b.p50, 2) : '–', ratio(o.p50, b?.p50)];
+    }),
+  );
+  const fanoutTable = markdownTable(
+    [
+      'subscribers',
+      'ours each p50 / p99 ms',
+      'Redis each p50 / p99 ms',
+      'ratio p50 / p99',
+      'ours every-subscriber p99 ms',
+      'RSS KiB per idle subscriber (ours / Redis)',
+      'incomplete',
+    ],
+    sizes.map((n) => {
+      const ours = fanouts.find((r) => r.subscribers === n && r.kind === 'ours')!;
+      const base = fanouts.find((r) => r.subscribers === n && r.kind === 'redis');
+      return [
+        `${ours.opened}/${n}`,
+        `${fixed(ours.each.p50, 2)} / ${fixed(ours.each.p99, 2)}`,
+        base ? `${fixed(base.each.p50, 2)} / ${fixed(base.each.p99, 2)}` : '–',
+        base ? `${ratio(ours.each.p50, base.each.p50)} / ${ratio(ours.each.p99, base.each.p99)}` : '–',
+        fixed(ours.all.p99, 1),
+        // Below 1,000 the difference drowns in the allocator's noise.
+        n >= 1000 ? `${fixed(ours.rssPerSubscriberKiB)} / ${base ? fixed(base.rssPerSubscriberKiB) : '–'}` : '–',
+        String(ours.incomplete + (base?.incomplete ?? 0)),
+      ];
+    }),
+  );
+  process.stdout.write(
+    `\n${machine()}\n\nREST path (SQLite, one keep-alive HTTP/1.1 connection, session cookie; Redis: SET on one connection):\n\n${restTable}\n\n` +
+      `REST send → receipt (SQLite; one HTTP/2 connection per subscriber; Redis: MULTI SET+PUBLISH → SUBSCRIBE, one connection per subscriber), ${changes} changes:\n\n${fanoutTable}\n` +
+      (redis ? '' : `\nRedis baseline skipped: nothing answers at ${redisUrl}.\n`),
+  );
+});
