@@ -88,6 +88,8 @@ interface FanoutRow {
   opened: number;
   each: Figures;
   all: Figures;
+  /** Each receipt measured from the moment the answer (REST, or Redis's EXEC) was read. */
+  afterAnswer: Figures;
   incomplete: number;
   rssPerSubscriberKiB: number;
 }
@@ -125,17 +127,21 @@ async function fanout(
   await sleep(3000);
   const rssAfter = rssBytes(pid);
   const sentAt = new Float64Array(maxChanges);
+  const answeredAt = new Float64Array(maxChanges);
   let incomplete = 0;
   for (let seq = 0; seq < maxChanges; seq++) {
     const value = `change-${seq}`;
     sentAt[seq] = nowMs();
     if (kind === 'redis') await redis!.multi().set('rc-bench:value', value).publish(REDIS_CHANNEL, value).exec();
     else await set(value);
+    answeredAt[seq] = nowMs();
     if (!(await pool.allReceived(seq, 20_000)) && seq >= warmUp) incomplete++;
     // The next change once every subscriber has this one, and at least 20–40 ms (1k+: 200 ms) later.
     await sleep((sentAt[seq] ?? 0) + (subscribers >= 1000 ? 200 : 20 + Math.random() * 20) - nowMs());
   }
-  const latency = SubscriberPool.latencies(await pool.reports(), sentAt, warmUp, maxChanges, pool.failed);
+  const reports = await pool.reports();
+  const latency = SubscriberPool.latencies(reports, sentAt, warmUp, maxChanges, pool.failed);
+  const afterAnswer = SubscriberPool.latencies(reports, answeredAt, warmUp, maxChanges, pool.failed);
   await pool.close();
   await restoreLimit?.();
   return {
@@ -144,6 +150,7 @@ async function fanout(
     opened: pool.opened,
     each: figures(latency.samples),
     all: figures(latency.all),
+    afterAnswer: figures(afterAnswer.samples),
     incomplete,
     rssPerSubscriberKiB: (rssAfter - rssBefore) / pool.opened / 1024,
   };
@@ -199,6 +206,7 @@ runMain(async () => {
       'Redis each p50 / p99 ms',
       'ratio p50 / p99',
       'ours every-subscriber p99 ms',
+      'after the answer p50 ms (ours / Redis)',
       'RSS KiB per idle subscriber (ours / Redis)',
       'incomplete',
     ],
@@ -211,6 +219,7 @@ runMain(async () => {
         base ? `${fixed(base.each.p50, 2)} / ${fixed(base.each.p99, 2)}` : '–',
         base ? `${ratio(ours.each.p50, base.each.p50)} / ${ratio(ours.each.p99, base.each.p99)}` : '–',
         fixed(ours.all.p99, 1),
+        `${fixed(ours.afterAnswer.p50, 2)} / ${base ? fixed(base.afterAnswer.p50, 2) : '–'}`,
         // Below 1,000 the difference drowns in the allocator's noise.
         n >= 1000 ? `${fixed(ours.rssPerSubscriberKiB)} / ${base ? fixed(base.rssPerSubscriberKiB) : '–'}` : '–',
         String(ours.incomplete + (base?.incomplete ?? 0)),
