@@ -1,3 +1,4 @@
+import http2 from 'node:http2';
 import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
@@ -81,6 +82,30 @@ describe('received gRPC messages are capped before and after decompression', () 
       expect((await client.isVersionExists({ serviceId, version: 'nope' })).versionId).toBeUndefined();
     } finally {
       client.close();
+    }
+    expect(await versions()).toEqual([]);
+  });
+
+  it('answers first, then resets with NO_ERROR the stream of a client that keeps sending an oversized message', async () => {
+    const session = http2.connect(server.baseUrl);
+    try {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': `${SERVICE_PATH}/CreateVersion`,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      stream.on('error', () => undefined);
+      const answered = new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+      const closed = new Promise<number>((resolve) => stream.once('close', () => resolve(stream.rstCode ?? -1)));
+      const header = Buffer.alloc(5);
+      header.writeUInt32BE(CAP * 16, 1);
+      // The header announces 16 times the cap; the request stays open, as a client mid-upload would.
+      stream.write(Buffer.concat([header, Buffer.alloc(32 * 1024)]));
+      expect((await answered)['grpc-status']).toBe(String(RESOURCE_EXHAUSTED));
+      expect(await closed).toBe(http2.constants.NGHTTP2_NO_ERROR);
+    } finally {
+      session.destroy();
     }
     expect(await versions()).toEqual([]);
   });

@@ -37,6 +37,9 @@ export function grpcFrame(message: Uint8Array): Uint8Array {
  * frames and trailers. Calls on the hot paths (StartSubscribe, GetConfig) are served this way;
  * everything else goes through Connect-ES.
  */
+/** How long a client that is refused mid-request gets to read the answer before its stream is reset. */
+const ABANDONED_REQUEST_RESET_MS = 1000;
+
 export class NativeGrpcCall {
   private headersSent = false;
   private finished = false;
@@ -171,9 +174,22 @@ export class NativeGrpcCall {
       this.trailers = statusHeaders;
       this.stream.end();
     }
-    // HTTP/2 (RFC 9113 §8.1): a server that answered before reading the whole request asks the
-    // client to stop sending with RST_STREAM NO_ERROR, sent once the answer is out.
-    if (this.requestAbandoned) this.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    if (this.requestAbandoned) this.stopClientSending();
+  }
+
+  /**
+   * HTTP/2 (RFC 9113 §8.1): a server that answered before reading the whole request asks the client
+   * to stop sending with RST_STREAM NO_ERROR. It goes a moment after the answer: Node 22's HTTP/2
+   * client never reports a response whose stream is reset while it still has data to write (gRPC
+   * calls from grpc-js would hang), so the client first gets the time to read the status. Until then
+   * the paused stream holds it at its flow-control window.
+   */
+  private stopClientSending(): void {
+    const timer = setTimeout(() => {
+      if (!this.stream.closed && !this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    }, ABANDONED_REQUEST_RESET_MS);
+    timer.unref();
+    this.stream.once('close', () => clearTimeout(timer));
   }
 
   /** Ends the call with the status of any error; unexpected ones are logged and answered INTERNAL. */
