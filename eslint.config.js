@@ -189,6 +189,29 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI ships on its own too: it talks to the server over REST and gRPC only, and compiles the
+    // generated protocol code into its package, as the SDK does.
+    files: ['packages/cli/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'packages/cli/src/test-support/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/server/**', '@realtime-config/server', '@realtime-config/server/*', '**/web/**'],
+              message: 'The CLI never imports the server or the console.',
+            },
+            {
+              group: ['@realtime-config/protocol', '@realtime-config/protocol/*'],
+              message: 'Import the protocol by path (../../../protocol/src/index.js), so the package carries it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

@@ -24,6 +24,16 @@ export default defineConfig({
         },
       },
       {
+        // The command line: the built binary against a real server; builds it once first.
+        extends: true,
+        test: {
+          name: 'cli',
+          include: ['packages/cli/src/**/*.test.ts'],
+          pool: 'forks',
+          globalSetup: ['packages/cli/src/test-support/build-cli.ts'],
+        },
+      },
+      {
         // The console's components, in a DOM.
         extends: true,
         plugins: [react()],

@@ -1,0 +1,132 @@
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { contextOf, normalizeServer, DEFAULT_SERVER, type GlobalOptions } from '../context.js';
+import { deleteLogin, loadLogin, saveLogin } from '../credentials.js';
+import { CliError, EXIT } from '../errors.js';
+import { createOutput } from '../output.js';
+import { RestApi } from '../rest.js';
+
+interface Me {
+  readonly id: string;
+  readonly name: string | null;
+  readonly provider: string;
+  readonly roles: readonly string[];
+  readonly policies: readonly string[];
+  readonly passwordChangeRequired?: boolean;
+}
+
+/** All of standard input, without its trailing newline. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+/** Asks on the terminal without echoing what is typed. */
+function promptHidden(question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    const writeOriginal = (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput;
+    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) => {
+      if (s.startsWith(question)) writeOriginal.call(rl, s);
+    };
+    rl.question(question, (answer) => {
+      rl.close();
+      process.stderr.write('\n');
+      resolve(answer);
+    });
+  });
+}
+
+async function passwordOf(options: { passwordStdin?: boolean }): Promise<string> {
+  if (options.passwordStdin) return readStdin();
+  if (process.env.REALTIME_CONFIG_PASSWORD) return process.env.REALTIME_CONFIG_PASSWORD;
+  if (!process.stdin.isTTY) {
+    throw new CliError('No password: use --password-stdin or REALTIME_CONFIG_PASSWORD.', EXIT.usage);
+  }
+  return promptHidden('Password: ');
+}
+
+async function signInLocal(server: string, user: string, password: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(new URL('/auth/login', server), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: user, password }),
+    });
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    throw new CliError(`Cannot reach ${server}: ${cause}`, EXIT.failure);
+  }
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as { detail?: string };
+    const exit = response.status === 429 ? EXIT.failure : EXIT.denied;
+    throw new CliError(problem.detail ?? `Sign-in failed (${response.status}).`, exit);
+  }
+  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('rc_session='));
+  if (!cookie) throw new CliError('The server answered the sign-in without a session.', EXIT.failure);
+  return cookie.split(';', 1)[0] as string;
+}
+
+export function accountCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('login')
+    .description('Sign in and remember it (file readable only by you, in your config directory)')
+    .option('-u, --user <name>', 'Local provider: the username (the password is asked, or read from stdin)')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--token-stdin', 'read a Jwt token or an API key from standard input instead of signing in')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  realtime-config login --server https://config.example.com --user admin\n' +
+        '  echo "$TOKEN" | realtime-config login --token-stdin\n\n' +
+        'Pipelines may skip login: REALTIME_CONFIG_URL and REALTIME_CONFIG_TOKEN are read by every command.',
+    )
+    .action(async (options: { user?: string; passwordStdin?: boolean; tokenStdin?: boolean }) => {
+      const g = globals();
+      const out = createOutput(g.json === true);
+      const server = normalizeServer(
+        g.server ?? process.env.REALTIME_CONFIG_URL ?? loadLogin()?.server ?? DEFAULT_SERVER,
+      );
+      if (options.tokenStdin === (options.user !== undefined)) {
+        throw new CliError('Give either --user (Local sign-in) or --token-stdin.', EXIT.usage);
+      }
+      const credential = options.tokenStdin
+        ? { token: await readStdin() }
+        : { cookie: await signInLocal(server, options.user as string, await passwordOf(options)) };
+      if ('token' in credential && !credential.token) throw new CliError('No token on standard input.', EXIT.usage);
+      const me = await new RestApi(server, credential).json<Me>('GET', '/auth/me');
+      const file = saveLogin({ server, ...credential, user: me.id });
+      out.result({ server, user: me.id, provider: me.provider, policies: me.policies, credentialsFile: file }, () =>
+        [
+          `Signed in to ${server} as ${me.id} (${me.provider}; ${me.policies.join(', ') || 'no policies'}).`,
+          `Saved in ${file}.`,
+          ...(me.passwordChangeRequired
+            ? ['This account still has its default password: change it in the console.']
+            : []),
+        ].join('\n'),
+      );
+    });
+
+  program
+    .command('logout')
+    .description('Sign out on the server and forget the stored sign-in')
+    .action(async () => {
+      const ctx = contextOf(globals());
+      if (ctx.credential && 'cookie' in ctx.credential)
+        await ctx.api.send('POST', '/auth/logout').catch(() => undefined);
+      const removed = deleteLogin();
+      ctx.out.result({ signedOut: removed }, () => (removed ? 'Signed out.' : 'Was not signed in.'));
+    });
+
+  program
+    .command('whoami')
+    .description('Who the stored sign-in (or REALTIME_CONFIG_TOKEN) is, and what it may do')
+    .action(async () => {
+      const ctx = contextOf(globals());
+      const me = await ctx.api.json<Me>('GET', '/auth/me');
+      ctx.out.result(me, () => `${me.id} on ${ctx.api.server} (${me.provider}); policies: ${me.policies.join(', ')}`);
+    });
+}

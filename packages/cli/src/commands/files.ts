@@ -1,0 +1,188 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { contextOf, type CommandContext, type GlobalOptions } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { planText, shown, table, type PlanOutcome } from '../output.js';
+import { resolveService, resolveVersion, type Service, type Version } from '../targets.js';
+
+const FORMATS = ['json', 'yaml', 'env'] as const;
+type Format = (typeof FORMATS)[number];
+const CONTENT_TYPES: Record<Format, string> = { json: 'application/json', yaml: 'application/yaml', env: 'text/plain' };
+
+interface Difference {
+  readonly key: string;
+  readonly change: string;
+  readonly metadataChanged: boolean;
+  readonly base: { readonly value: string | null; readonly valueTypeName: string } | null;
+  readonly target: { readonly value: string | null; readonly valueTypeName: string } | null;
+}
+
+/** The format of a file from its extension, when not given. */
+export function formatOf(file: string, given: string | undefined): Format {
+  if (given) return given as Format;
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.json') return 'json';
+  if (ext === '.yaml' || ext === '.yml') return 'yaml';
+  if (ext === '.env' || path.basename(file).startsWith('.env')) return 'env';
+  throw new CliError(`Cannot tell the format of ${file}: add --format json|yaml|env.`, EXIT.usage);
+}
+
+async function target(ctx: CommandContext, serviceArg: string, versionArg: string) {
+  const service = await resolveService(ctx.api, serviceArg);
+  return { service, version: await resolveVersion(ctx.api, service, versionArg) };
+}
+
+/** Dry run, then (unless dryRun) the same with its basedOn token: 409 if anything changed between. */
+async function importPlan(
+  ctx: CommandContext,
+  service: Service,
+  version: Version,
+  body: { json?: unknown; raw?: { body: string; contentType: string } },
+  query: { format?: Format; createMissing: boolean; dryRun: boolean },
+): Promise<PlanOutcome> {
+  const url = `/api/configversions/${service.id}/${version.id}/import`;
+  const base = { format: query.format, createMissing: String(query.createMissing) };
+  const preview = await ctx.api.json<PlanOutcome>('POST', url, { ...body, query: { ...base, dryRun: 'true' } });
+  if (query.dryRun || preview.changes.length === 0) return preview;
+  return ctx.api.json<PlanOutcome>('POST', url, {
+    ...body,
+    query: { ...base, dryRun: 'false', basedOn: preview.basedOn },
+  });
+}
+
+/** export, import, diff, promote: configuration as files and between versions. */
+export function fileCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('export')
+    .description('Write a version as a file: json or yaml (values with types and metadata), or env')
+    .argument('<service>', 'service name or id')
+    .argument('<version>', 'version label or id')
+    .addOption(new Option('-f, --format <format>', 'file format').choices(FORMATS).default('json'))
+    .option('--flat', 'json/yaml: flat "Group:Key" names instead of nested groups')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action(
+      async (serviceArg: string, versionArg: string, options: { format: Format; flat?: boolean; output?: string }) => {
+        const ctx = contextOf(globals());
+        const { service, version } = await target(ctx, serviceArg, versionArg);
+        const file = await ctx.api.text('GET', `/api/configversions/${service.id}/${version.id}/export`, {
+          query: { format: options.format, flat: options.flat ? 'true' : undefined },
+        });
+        if (options.output) {
+          writeFileSync(options.output, file);
+          ctx.out.note(`Wrote ${service.name} ${version.versionLabel} to ${options.output}.`);
+        } else {
+          process.stdout.write(file);
+        }
+      },
+    );
+
+  program
+    .command('import')
+    .description('Set values from a file in one batch (a dry run first; --dry-run stops there)')
+    .argument('<service>', 'service name or id')
+    .argument('<version>', 'version label or id')
+    .argument('<file>', 'the file (json, yaml or env; "-" reads standard input with --format)')
+    .addOption(new Option('-f, --format <format>', 'file format (default: from the extension)').choices(FORMATS))
+    .option('--dry-run', 'show what would change and change nothing')
+    .option('--create-missing', 'create keys the version lacks (needs canAll) instead of refusing them')
+    .action(
+      async (
+        serviceArg: string,
+        versionArg: string,
+        file: string,
+        options: { format?: Format; dryRun?: boolean; createMissing?: boolean },
+      ) => {
+        const ctx = contextOf(globals());
+        const format = file === '-' ? (options.format ?? 'json') : formatOf(file, options.format);
+        let content: string;
+        try {
+          content = readFileSync(file === '-' ? 0 : file, 'utf8');
+        } catch (error) {
+          throw new CliError(`Cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+        }
+        const { service, version } = await target(ctx, serviceArg, versionArg);
+        const plan = await importPlan(
+          ctx,
+          service,
+          version,
+          { raw: { body: content, contentType: CONTENT_TYPES[format] } },
+          { format, createMissing: options.createMissing === true, dryRun: options.dryRun === true },
+        );
+        ctx.out.result(plan, () => planText(plan));
+      },
+    );
+
+  program
+    .command('promote')
+    .description('Copy values from one version into another (e.g. 1.0 → 1.1): dry run first, then one batch')
+    .argument('<service>', 'service name or id')
+    .argument('<from>', 'the version whose values are copied')
+    .argument('<to>', 'the version that receives them')
+    .option('-k, --keys <keys...>', 'only these keys (default: every key of <from>)')
+    .option('--dry-run', 'show what would change and change nothing')
+    .option('--create-missing', 'create keys <to> lacks (needs canAll)')
+    .action(
+      async (
+        serviceArg: string,
+        fromArg: string,
+        toArg: string,
+        options: { keys?: string[]; dryRun?: boolean; createMissing?: boolean },
+      ) => {
+        const ctx = contextOf(globals());
+        const service = await resolveService(ctx.api, serviceArg);
+        const from = await resolveVersion(ctx.api, service, fromArg);
+        const to = await resolveVersion(ctx.api, service, toArg);
+        const plan = await importPlan(
+          ctx,
+          service,
+          to,
+          { json: { fromVersionId: from.id, ...(options.keys ? { keys: options.keys } : {}) } },
+          { createMissing: options.createMissing === true, dryRun: options.dryRun === true },
+        );
+        ctx.out.result(plan, () => planText(plan));
+      },
+    );
+
+  program
+    .command('diff')
+    .description('Compare two versions key by key')
+    .argument('<service>', 'service name or id')
+    .argument('<base>', 'base version label or id')
+    .argument('<target>', 'target version label or id')
+    .option('--target-service <service>', 'the target version belongs to this service (needs canAll)')
+    .option('--exit-code', 'exit with 1 when the versions differ, as git diff does')
+    .action(
+      async (
+        serviceArg: string,
+        baseArg: string,
+        targetArg: string,
+        options: { targetService?: string; exitCode?: boolean },
+      ) => {
+        const ctx = contextOf(globals());
+        const service = await resolveService(ctx.api, serviceArg);
+        const base = await resolveVersion(ctx.api, service, baseArg);
+        const targetService = options.targetService ? await resolveService(ctx.api, options.targetService) : service;
+        const targetVersion = await resolveVersion(ctx.api, targetService, targetArg);
+        const result = await ctx.api.json<{ differences: Difference[]; unchanged: number }>(
+          'GET',
+          `/api/configversions/${service.id}/compare`,
+          { query: { base: base.id, target: targetVersion.id } },
+        );
+        ctx.out.result(result, () =>
+          result.differences.length === 0
+            ? `No differences (${result.unchanged} keys).`
+            : `${table(
+                ['CHANGE', 'KEY', base.versionLabel, targetVersion.versionLabel],
+                result.differences.map((d) => [
+                  d.change + (d.metadataChanged && d.change !== 'metadataChanged' ? '+metadata' : ''),
+                  d.key,
+                  d.base ? `${shown(d.base.value, 40)} (${d.base.valueTypeName})` : '–',
+                  d.target ? `${shown(d.target.value, 40)} (${d.target.valueTypeName})` : '–',
+                ]),
+              )}\n${result.differences.length} differing, ${result.unchanged} unchanged.`,
+        );
+        if (options.exitCode && result.differences.length > 0) process.exitCode = EXIT.failure;
+      },
+    );
+}

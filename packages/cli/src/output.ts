@@ -1,0 +1,69 @@
+/** Where a command's results go: JSON on stdout for pipelines, or aligned text for people. */
+export interface Output {
+  readonly json: boolean;
+  /** The command's result: JSON as it is, or the text `human()` gives. */
+  result(value: unknown, human: () => string): void;
+  /** Messages for people: on stderr, so stdout stays the result. */
+  note(message: string): void;
+}
+
+export function createOutput(json: boolean, stdout = process.stdout, stderr = process.stderr): Output {
+  return {
+    json,
+    result(value, human) {
+      stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : ensureNewline(human()));
+    },
+    note(message) {
+      stderr.write(ensureNewline(message));
+    },
+  };
+}
+
+function ensureNewline(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/** Columns padded to their widest cell. */
+export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** A value as one line: null shown as such, long or multi-line text shortened. */
+export function shown(value: string | null | undefined, max = 60): string {
+  if (value === null || value === undefined) return '(null)';
+  const oneLine = JSON.stringify(value).slice(1, -1);
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** What a restore or an import changes, as the server answers it. */
+export interface PlanOutcome {
+  readonly changes: ReadonlyArray<{
+    readonly key: string;
+    readonly action: string;
+    readonly current: { readonly value: string | null; readonly generation: number } | null;
+    readonly next: { readonly value: string | null } | null;
+  }>;
+  readonly unchanged: number;
+  readonly basedOn: string;
+  readonly applied: boolean;
+}
+
+export function planText(plan: PlanOutcome): string {
+  if (plan.changes.length === 0) return `Nothing to change (${plan.unchanged} keys already as wanted).`;
+  const rows = plan.changes.map((c) => [
+    c.action,
+    c.key,
+    c.current ? shown(c.current.value, 40) : '–',
+    c.next ? shown(c.next.value, 40) : '–',
+  ]);
+  const summary = plan.applied
+    ? `Applied ${plan.changes.length} change(s) as one batch; ${plan.unchanged} unchanged.`
+    : `Dry run: ${plan.changes.length} change(s) would be made; ${plan.unchanged} unchanged. Nothing was changed.`;
+  return `${table(['ACTION', 'KEY', 'NOW', 'AFTER'], rows)}\n${summary}`;
+}

@@ -1,0 +1,79 @@
+import { CliError, EXIT } from './errors.js';
+import type { RestApi } from './rest.js';
+
+export interface Service {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | null;
+}
+
+export interface Version {
+  readonly id: string;
+  readonly serviceId: string;
+  readonly versionLabel: string;
+  readonly description: string | null;
+}
+
+export interface Entry {
+  readonly id: string;
+  readonly key: string;
+  readonly name: string;
+  readonly valueType: number;
+  readonly valueTypeName?: string;
+  readonly rawValue: string | null;
+  readonly generation: number;
+  readonly groupName: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every service (all pages of the search), optionally only those whose name contains `name`. */
+export async function listServices(api: RestApi, name?: string): Promise<Service[]> {
+  const services: Service[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await api.json<{ entities: Service[]; nextPageToken: string }>('POST', '/api/services/search', {
+      json: { name: name ?? null, pageSize: 100, pageToken: pageToken ?? null },
+    });
+    services.push(...page.entities);
+    pageToken = page.nextPageToken || undefined;
+  } while (pageToken);
+  return services;
+}
+
+/** A service named by its id or its name (names are unique, compared without case). */
+export async function resolveService(api: RestApi, nameOrId: string): Promise<Service> {
+  if (UUID.test(nameOrId)) return api.json<Service>('GET', `/api/services/${nameOrId.toLowerCase()}`);
+  const wanted = nameOrId.toLowerCase();
+  const found = (await listServices(api, nameOrId)).find((s) => s.name.toLowerCase() === wanted);
+  if (!found) throw new CliError(`No service named "${nameOrId}".`, EXIT.notFound);
+  return found;
+}
+
+export function listVersions(api: RestApi, serviceId: string): Promise<Version[]> {
+  return api.json<Version[]>('GET', `/api/configversions/${serviceId}`);
+}
+
+/** A version of the service named by its id or its label. */
+export async function resolveVersion(api: RestApi, service: Service, labelOrId: string): Promise<Version> {
+  const versions = await listVersions(api, service.id);
+  const found = UUID.test(labelOrId)
+    ? versions.find((v) => v.id === labelOrId.toLowerCase())
+    : versions.find((v) => v.versionLabel === labelOrId);
+  if (!found) throw new CliError(`Service ${service.name} has no version "${labelOrId}".`, EXIT.notFound);
+  return found;
+}
+
+export function listEntries(api: RestApi, service: Service, version: Version): Promise<Entry[]> {
+  return api.json<Entry[]>('GET', `/api/configentries/${service.id}/${version.id}`);
+}
+
+/** The entries of the given keys (compared without case, as configuration keys are); unknown keys fail. */
+export function pickEntries(entries: readonly Entry[], keys: readonly string[]): Entry[] {
+  const byKey = new Map(entries.map((e) => [e.key.toLowerCase(), e]));
+  const missing = keys.filter((k) => !byKey.has(k.toLowerCase()));
+  if (missing.length > 0) {
+    throw new CliError(`No such key in this version: ${missing.join(', ')}.`, EXIT.notFound);
+  }
+  return keys.map((k) => byKey.get(k.toLowerCase()) as Entry);
+}
