@@ -19,5 +19,7 @@ export const queryKeys = {
     detail: (serviceId: string, versionId: string) => ['services', serviceId, 'versions', versionId] as const,
     entries: (serviceId: string, versionId: string) =>
       ['services', serviceId, 'versions', versionId, 'entries'] as const,
+    history: (serviceId: string, versionId: string, entryId: string) =>
+      ['services', serviceId, 'versions', versionId, 'history', entryId] as const,
   },
 };

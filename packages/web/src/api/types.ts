@@ -19,3 +19,7 @@ export type CreatedApiKey = Ok<'/api/services/{serviceId}/apikeys', 'post'>;
 export type User = Ok<'/api/users/{username}', 'get'>;
 
 export type ServiceFields = Pick<Service, 'name' | 'description' | 'repositoryUrl' | 'contactEmail'>;
+export type PlanOutcome = Ok<'/api/configentries/{serviceId}/{versionId}/restore', 'post'>;
+export type HistoryPage = Ok<'/api/configentries/{serviceId}/{versionId}/{entryId}/history', 'get'>;
+export type HistoryItem = HistoryPage['entities'][number];
+export type ConfigFileFormat = 'json' | 'yaml' | 'env';

@@ -116,7 +116,11 @@ export class EntryPlans {
         throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
       }
       const plan = await planner(stores, versionId);
-      return describe(plan, await liveByKey(stores, versionId, plan.considered), false);
+      const current = await liveByKey(stores, versionId, plan.considered);
+      // A dry run refuses what applying it would refuse, so a preview never promises a failing batch.
+      requireWithinLimit(plan);
+      requireValid(plan, current);
+      return describe(plan, current, false);
     });
   }
 
@@ -145,11 +149,7 @@ export class EntryPlans {
       const plan = await planner(ctx, versionId);
       const current = await liveByKey(ctx, versionId, plan.considered);
       if (expected) requireUnchanged(expected, plan, current);
-      if (plan.changes.length > MAX_PLAN_CHANGES) {
-        throw AppError.invalid(
-          `A batch holds at most ${MAX_PLAN_CHANGES} changes (this one has ${plan.changes.length}).`,
-        );
-      }
+      requireWithinLimit(plan);
       if (!canAll && plan.changes.some((c) => c.kind !== 'set')) {
         throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
       }
@@ -281,6 +281,12 @@ function requireUnchanged(
         )
         .join('; ')}. Run the dry run again.`,
     );
+  }
+}
+
+function requireWithinLimit(plan: Plan): void {
+  if (plan.changes.length > MAX_PLAN_CHANGES) {
+    throw AppError.invalid(`A batch holds at most ${MAX_PLAN_CHANGES} changes (this one has ${plan.changes.length}).`);
   }
 }
 

@@ -8,7 +8,9 @@ import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { optionalMax, orNull, required } from '../../rules/form-rules';
 import { VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
+import { useMayChangeValues } from '../service/use-service';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { EntryHistory } from './entry-history';
 import { entryRoute } from './route';
 import { useRegisteredDefault } from './use-registered-default';
 import { useDeleteEntry, useEntries, useUpdateEntry } from './use-version';
@@ -70,13 +72,14 @@ function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; vers
   );
 }
 
-/** One entry's details in a drawer (a deep link): stored value, registered default, metadata, delete. */
+/** One entry's details in a drawer (a deep link): stored value, registered default, history, metadata, delete. */
 export function EntryDrawer() {
   const { serviceId, versionId, entryId } = entryRoute.useParams();
   const entries = useEntries(serviceId, versionId);
   const entry = entries.data?.find((e) => e.id === entryId);
   const me = useMe();
   const canAll = me.data ? abilitiesOf(me.data).canAll : false;
+  const mayChange = useMayChangeValues(serviceId, me.data);
   const registered = useRegisteredDefault(serviceId, entry);
   const remove = useDeleteEntry(serviceId, versionId, entryId);
   const [deleting, setDeleting] = useState(false);
@@ -126,6 +129,7 @@ export function EntryDrawer() {
             </Table.Tbody>
           </Table>
           {registered.isError && <ProblemAlert error={registered.error} />}
+          <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={mayChange.allowed} />
           {canAll ? (
             <>
               <MetadataForm key={entry.id} serviceId={serviceId} versionId={versionId} entry={entry} />

@@ -17,6 +17,7 @@ import { useLiveEntries } from './use-live-entries';
 import { useSaveChanges } from './use-save-changes';
 import { useEntries, useVersion } from './use-version';
 import { VersionAdminActions } from './version-admin-actions';
+import { VersionTransferActions } from './version-transfer-actions';
 
 const READ_ONLY_ID = 'values-read-only-reason';
 
@@ -92,6 +93,9 @@ export function VersionPage() {
         </Stack>
         {canAll && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
       </Group>
+      {mayChange.allowed && version.data && (
+        <VersionTransferActions serviceId={serviceId} version={version.data} canAll={canAll} />
+      )}
       {readOnlyReason && (
         <Text id={READ_ONLY_ID} c="dimmed" size="sm">
           {readOnlyReason}

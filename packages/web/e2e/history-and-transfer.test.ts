@@ -1,0 +1,150 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_PASSWORD, type ApiClient } from '../../server/src/test-support/test-server.js';
+import {
+  expectValue,
+  expectVisible,
+  seedVersion,
+  signIn,
+  startConsole,
+  storedEntries,
+  type ConsoleUnderTest,
+} from './support/console.js';
+
+const TIMEOUT = 'Payments:TimeoutSeconds';
+const PROVIDER = 'Payments:Provider';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A time as the browser's datetime-local field takes it (local time, whole seconds). */
+function localInput(time: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${time.getFullYear()}-${p(time.getMonth() + 1)}-${p(time.getDate())}T${p(time.getHours())}:${p(time.getMinutes())}:${p(time.getSeconds())}`;
+}
+
+describe('undo, restore and import in the console', () => {
+  let ui: ConsoleUnderTest;
+  let admin: ApiClient;
+  let serviceId: string;
+  let versionId: string;
+  const folder = mkdtempSync(path.join(tmpdir(), 'rc-console-files-'));
+
+  const stored = async () => storedEntries(admin, serviceId, versionId);
+  const set = async (values: Record<string, string>) => {
+    const now = await stored();
+    const items = Object.entries(values).map(([key, rawValue]) => ({
+      id: now[key]?.id,
+      rawValue,
+      generation: now[key]?.generation,
+    }));
+    const res = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, items);
+    expect(res.status).toBe(200);
+  };
+  const openVersion = async () => {
+    const page = await ui.window();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.goto(`/services/${serviceId}/versions/${versionId}`);
+    await expectVisible(page.getByLabel(TIMEOUT));
+    return page;
+  };
+
+  beforeAll(async () => {
+    ui = await startConsole();
+    admin = await ui.server.admin();
+    ({ serviceId, versionId } = await seedVersion(admin, 'payments', '1.0', [
+      { key: TIMEOUT, valueType: 6, rawValue: '30', groupName: 'Payments' },
+      { key: PROVIDER, valueType: 1, rawValue: 'Stripe', groupName: 'Payments' },
+    ]));
+  });
+  afterAll(async () => ui?.close());
+
+  it('undoes a bad change from the entry’s history in three clicks; the page shows it live', async () => {
+    await set({ [TIMEOUT]: '999' });
+    const page = await openVersion();
+    await expectValue(page.getByLabel(TIMEOUT), '999');
+
+    await page.getByRole('link', { name: TIMEOUT }).click();
+    const drawer = page.getByRole('dialog', { name: TIMEOUT });
+    await expectVisible(drawer.getByRole('table', { name: `History of ${TIMEOUT}` }));
+    await drawer
+      .getByRole('button', { name: /^Restore this value/ })
+      .first()
+      .click();
+    const dialog = page.getByRole('dialog', { name: `Restore ${TIMEOUT}` });
+    const preview = dialog.getByRole('table', { name: 'Changes of the preview' });
+    await expectVisible(preview.getByText('999'));
+    expect((await stored())[TIMEOUT]?.rawValue).toBe('999'); // a preview changes nothing
+    await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
+
+    await expectVisible(dialog.getByRole('status').getByText('Applied 1 change(s) as one batch.'));
+    expect((await stored())[TIMEOUT]?.rawValue).toBe('30');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.keyboard.press('Escape');
+    await expectValue(page.getByLabel(TIMEOUT), '30');
+  });
+
+  it('restores the version to a moment after a preview, and refuses a plan that went stale', async () => {
+    await sleep(1100);
+    const moment = new Date();
+    await sleep(1100);
+    await set({ [TIMEOUT]: '45', [PROVIDER]: 'Adyen' });
+    const page = await openVersion();
+
+    await page.getByRole('button', { name: 'Restore version to…' }).click();
+    const dialog = page.getByRole('dialog', { name: /^Restore 1\.0 to/ });
+    await dialog.getByLabel('Restore to').fill(localInput(moment));
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('Adyen'));
+
+    // Someone changes a key between the preview and applying it: nothing is applied.
+    await set({ [PROVIDER]: 'Braintree' });
+    await dialog.getByRole('button', { name: 'Restore 2 entries' }).click();
+    await expectVisible(dialog.getByText('Something changed since the preview'));
+    expect((await stored())[TIMEOUT]?.rawValue).toBe('45');
+
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('Braintree'));
+    await dialog.getByRole('button', { name: 'Restore 2 entries' }).click();
+    await expectVisible(dialog.getByRole('status'));
+    const after = await stored();
+    expect([after[TIMEOUT]?.rawValue, after[PROVIDER]?.rawValue]).toEqual(['30', 'Stripe']);
+  });
+
+  it('exports YAML, imports a changed file after a preview, and names the key of a bad value', async () => {
+    const page = await openVersion();
+    await page.getByRole('button', { name: 'Export' }).click();
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('menuitem', { name: 'Export as YAML' }).click();
+    const exported = path.join(folder, 'payments.yaml');
+    await (await downloading).saveAs(exported);
+    const yaml = readFileSync(exported, 'utf8');
+    expect(yaml).toContain('TimeoutSeconds: 30');
+    writeFileSync(exported, yaml.replace('TimeoutSeconds: 30', 'TimeoutSeconds: 75'));
+
+    await page.getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import into 1.0' });
+    await dialog.locator('input[type="file"]').setInputFiles(exported);
+    await expect.poll(() => dialog.getByLabel('Format').inputValue()).toBe('yaml');
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('75'));
+    await dialog.getByRole('button', { name: 'Apply 1 change' }).click();
+    await expectVisible(dialog.getByRole('status'));
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expectValue(page.getByLabel(TIMEOUT), '75');
+
+    const bad = path.join(folder, 'bad.env');
+    writeFileSync(bad, 'Payments__TimeoutSeconds=seventy\nPayments__Provider=Adyen\n');
+    await page.getByRole('button', { name: 'Import' }).click();
+    await dialog.locator('input[type="file"]').setInputFiles(bad);
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    await expectVisible(
+      dialog
+        .getByRole('alert')
+        .getByText(/Payments:TimeoutSeconds/)
+        .first(),
+    );
+    const after = await stored();
+    expect([after[TIMEOUT]?.rawValue, after[PROVIDER]?.rawValue]).toEqual(['75', 'Stripe']);
+  });
+});

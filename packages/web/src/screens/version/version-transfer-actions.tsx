@@ -1,0 +1,146 @@
+import { Button, Checkbox, FileInput, Group, Menu, NativeSelect, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { api, unwrap } from '../../api/client';
+import type { ConfigFileFormat, Version } from '../../api/types';
+import { ProblemAlert } from '../../components/problem-alert';
+import { PlanDialog } from './plan-dialog';
+
+const FORMATS: ReadonlyArray<{ value: ConfigFileFormat; label: string; extension: string }> = [
+  { value: 'json', label: 'JSON', extension: 'json' },
+  { value: 'yaml', label: 'YAML', extension: 'yaml' },
+  { value: 'env', label: '.env', extension: 'env' },
+];
+
+function formatOfName(name: string): ConfigFileFormat | null {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.json')) return 'json';
+  if (lower.endsWith('.yaml') || lower.endsWith('.yml')) return 'yaml';
+  if (lower.endsWith('.env') || lower.startsWith('.env')) return 'env';
+  return null;
+}
+
+/** Downloads through the API client, so a bearer token (Jwt sign-in) is sent as with every other call. */
+async function download(serviceId: string, version: Version, format: ConfigFileFormat): Promise<void> {
+  const text = await unwrap(
+    api.GET('/api/configversions/{serviceId}/{versionId}/export', {
+      params: { path: { serviceId, versionId: version.id }, query: { format } },
+      parseAs: 'text',
+    }),
+  );
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/octet-stream' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `${version.versionLabel}.${FORMATS.find((f) => f.value === format)?.extension ?? format}`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Restore the version to a moment, export it as a file, import one: each a dry run first, then one batch. */
+export function VersionTransferActions(props: { serviceId: string; version: Version; canAll: boolean }) {
+  const { serviceId, version } = props;
+  const [open, setOpen] = useState<'restore' | 'import' | null>(null);
+  const [at, setAt] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const [content, setContent] = useState<string | null>(null);
+  const [format, setFormat] = useState<ConfigFileFormat>('yaml');
+  const [createMissing, setCreateMissing] = useState(false);
+  const [exportError, setExportError] = useState<unknown>(null);
+  const close = () => setOpen(null);
+
+  return (
+    <Group>
+      <Button variant="default" onClick={() => setOpen('restore')}>
+        Restore version to…
+      </Button>
+      <Menu>
+        <Menu.Target>
+          <Button variant="default">Export</Button>
+        </Menu.Target>
+        <Menu.Dropdown>
+          {FORMATS.map((f) => (
+            <Menu.Item
+              key={f.value}
+              onClick={() => {
+                setExportError(null);
+                download(serviceId, version, f.value).catch(setExportError);
+              }}
+            >
+              Export as {f.label}
+            </Menu.Item>
+          ))}
+        </Menu.Dropdown>
+      </Menu>
+      <Button variant="default" onClick={() => setOpen('import')}>
+        Import
+      </Button>
+      {exportError != null && <ProblemAlert error={exportError} />}
+
+      <PlanDialog
+        opened={open === 'restore'}
+        onClose={close}
+        title={`Restore ${version.versionLabel} to an earlier moment`}
+        serviceId={serviceId}
+        versionId={version.id}
+        request={() => {
+          const time = at ? new Date(at) : null;
+          if (!time || Number.isNaN(time.getTime())) return 'Choose the moment to restore to.';
+          return { kind: 'restore', at: time.toISOString() };
+        }}
+        applyLabel={(n) => `Restore ${n} ${n === 1 ? 'entry' : 'entries'}`}
+      >
+        <TextInput
+          label="Restore to"
+          description="Every value goes back to what it was then (your local time); keys created since are deleted, keys deleted since come back."
+          type="datetime-local"
+          step={1}
+          value={at}
+          onChange={(e) => setAt(e.currentTarget.value)}
+          w={320}
+        />
+      </PlanDialog>
+
+      <PlanDialog
+        opened={open === 'import'}
+        onClose={close}
+        title={`Import into ${version.versionLabel}`}
+        serviceId={serviceId}
+        versionId={version.id}
+        request={() => {
+          if (!file) return 'Choose a file to import.';
+          if (content === null) return 'The file is still being read: preview again in a moment.';
+          return { kind: 'file', format, content, createMissing };
+        }}
+        applyLabel={(n) => `Apply ${n} ${n === 1 ? 'change' : 'changes'}`}
+      >
+        <FileInput
+          label="File"
+          placeholder="A JSON, YAML or .env file"
+          value={file}
+          onChange={(chosen) => {
+            setFile(chosen);
+            setContent(null);
+            chosen?.text().then(setContent, setExportError);
+            const guessed = chosen ? formatOfName(chosen.name) : null;
+            if (guessed) setFormat(guessed);
+          }}
+          clearable
+          w={360}
+        />
+        <NativeSelect
+          label="Format"
+          data={FORMATS.map((f) => ({ value: f.value, label: f.label }))}
+          value={format}
+          onChange={(e) => setFormat(e.currentTarget.value as ConfigFileFormat)}
+          w={200}
+        />
+        {props.canAll && (
+          <Checkbox
+            label="Create missing keys"
+            checked={createMissing}
+            onChange={(e) => setCreateMissing(e.currentTarget.checked)}
+          />
+        )}
+      </PlanDialog>
+    </Group>
+  );
+}
