@@ -111,6 +111,35 @@ describe('undo, restore and import in the console', () => {
     expect([after[TIMEOUT]?.rawValue, after[PROVIDER]?.rawValue]).toEqual(['30', 'Stripe']);
   });
 
+  it('compares two versions and copies selected values into the target after a preview', async () => {
+    const next = await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1.1' });
+    const nextId = next.body.id as string;
+    const base = `/api/configentries/${serviceId}/${nextId}`;
+    await admin.post(base, { key: TIMEOUT, valueType: 6, rawValue: '10', groupName: 'Payments' });
+    await admin.post(base, { key: PROVIDER, valueType: 1, rawValue: 'Mollie', groupName: 'Payments' });
+    await admin.post(base, { key: 'Payments:Retries', valueType: 6, rawValue: '3', groupName: 'Payments' });
+
+    const page = await openVersion();
+    await page.getByRole('link', { name: 'Compare' }).click();
+    await page.getByLabel('Target version').selectOption({ label: '1.1' });
+    const table = page.getByRole('table', { name: 'Differences between 1.0 and 1.1' });
+    await expectVisible(table.getByRole('cell', { name: 'Payments:Retries', exact: true }));
+    await expectVisible(table.getByRole('cell', { name: TIMEOUT, exact: true }));
+    expect(page.url()).toContain(`target=${nextId}`);
+
+    await table.getByRole('checkbox', { name: `Copy ${TIMEOUT}` }).check();
+    await page.getByRole('button', { name: 'Copy selected values →' }).click();
+    const dialog = page.getByRole('dialog', { name: /^Copy 1 value/ });
+    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('10'));
+    await dialog.getByRole('button', { name: 'Copy 1 value' }).click();
+    await expectVisible(dialog.getByRole('status'));
+    const copied = await storedEntries(admin, serviceId, nextId);
+    expect([copied[TIMEOUT]?.rawValue, copied[PROVIDER]?.rawValue]).toEqual([
+      (await stored())[TIMEOUT]?.rawValue,
+      'Mollie',
+    ]);
+  });
+
   it('exports YAML, imports a changed file after a preview, and names the key of a bad value', async () => {
     const page = await openVersion();
     await page.getByRole('button', { name: 'Export' }).click();

@@ -3,7 +3,8 @@
  * Runs the real server on a temporary SQLite database with sample data and the built console
  * (`npm run build -w @realtime-config/web` first): `npm run screenshots -w @realtime-config/web`.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -65,6 +66,19 @@ try {
   ]);
   await admin.post(`/api/services/${ids.serviceId}/members`, { userId: 'admin' });
   const versionUrl = `/services/${ids.serviceId}/versions/${ids.versionId}`;
+  const beforeChanges = new Date(Date.now() + 1000);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  // A newer version to compare with, and a file to import.
+  const next = await admin.post(`/api/configversions/${ids.serviceId}`, { versionLabel: '1.5.0' });
+  const nextUrl = `/api/configentries/${ids.serviceId}/${next.body.id}`;
+  await admin.post(nextUrl, { key: 'Payments:Provider', valueType: ValueType.String, rawValue: 'Adyen' });
+  await admin.post(nextUrl, { key: 'Payments:TimeoutSeconds', valueType: ValueType.Number, rawValue: '20' });
+  await admin.post(nextUrl, { key: 'Payments:Region', valueType: ValueType.String, rawValue: 'eu-west-1' });
+  const importFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-shots-')), 'orders.yaml');
+  writeFileSync(importFile, 'Payments:\n  TimeoutSeconds: 75\n  Mode: Live\nCache:\n  Ttl: "00:30:00"\n');
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  const local = (t: Date) =>
+    `${t.getFullYear()}-${p2(t.getMonth() + 1)}-${p2(t.getDate())}T${p2(t.getHours())}:${p2(t.getMinutes())}:${p2(t.getSeconds())}`;
 
   const shot = async (page: Page, name: string, scheme: string) => {
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -113,6 +127,34 @@ try {
     await page.goto('/users');
     await page.getByRole('table', { name: 'Users' }).waitFor();
     await shot(page, 'users', scheme);
+
+    // History, restore, compare and import (docs/history-and-transfer.md).
+    await page.goto(versionUrl);
+    await page.getByRole('link', { name: 'Payments:TimeoutSeconds' }).click();
+    await page.getByRole('table', { name: 'History of Payments:TimeoutSeconds' }).waitFor();
+    await page
+      .getByRole('button', { name: /^Restore this value/ })
+      .first()
+      .click();
+    await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
+    await shot(page, 'entry-history', scheme);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.goto(versionUrl);
+    await page.getByRole('button', { name: 'Restore version to…' }).click();
+    await page.getByLabel('Restore to').fill(local(beforeChanges));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
+    await shot(page, 'restore-version', scheme);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.locator('input[type="file"]').setInputFiles(importFile);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
+    await shot(page, 'import', scheme);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.goto(`/services/${ids.serviceId}/compare?base=${ids.versionId}&target=${next.body.id}`);
+    await page.getByRole('checkbox', { name: 'Copy Payments:TimeoutSeconds' }).check();
+    await shot(page, 'compare', scheme);
     await page.context().close();
   }
   console.log(`screenshots in ${out}`);

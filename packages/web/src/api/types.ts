@@ -23,3 +23,4 @@ export type PlanOutcome = Ok<'/api/configentries/{serviceId}/{versionId}/restore
 export type HistoryPage = Ok<'/api/configentries/{serviceId}/{versionId}/{entryId}/history', 'get'>;
 export type HistoryItem = HistoryPage['entities'][number];
 export type ConfigFileFormat = 'json' | 'yaml' | 'env';
+export type VersionComparison = Ok<'/api/configversions/{serviceId}/compare', 'get'>;

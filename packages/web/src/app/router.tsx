@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRoute, createRouter, redirect } from '@tanstack/react-router';
 import { accountRoute, passwordRoute } from '../screens/account/route';
+import { compareRoute } from '../screens/compare/route';
 import { serviceRoutes } from '../screens/service/route';
 import { servicesRoute } from '../screens/services/route';
 import { signInCallbackRoute, signInRoute } from '../screens/sign-in/route';
@@ -24,6 +25,7 @@ const routeTree = rootRoute.addChildren([
     servicesRoute,
     serviceRoutes,
     versionRoute.addChildren([entryRoute]),
+    compareRoute,
     usersRoute,
     accountRoute,
     passwordRoute,

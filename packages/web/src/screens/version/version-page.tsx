@@ -93,8 +93,13 @@ export function VersionPage() {
         </Stack>
         {canAll && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
       </Group>
-      {mayChange.allowed && version.data && (
-        <VersionTransferActions serviceId={serviceId} version={version.data} canAll={canAll} />
+      {version.data && (
+        <VersionTransferActions
+          serviceId={serviceId}
+          version={version.data}
+          canAll={canAll}
+          mayChange={mayChange.allowed}
+        />
       )}
       {readOnlyReason && (
         <Text id={READ_ONLY_ID} c="dimmed" size="sm">

@@ -2,6 +2,7 @@ import { Button, Checkbox, FileInput, Group, Menu, NativeSelect, TextInput } fro
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import type { ConfigFileFormat, Version } from '../../api/types';
+import { AnchorLink } from '../../components/anchor-link';
 import { ProblemAlert } from '../../components/problem-alert';
 import { PlanDialog } from './plan-dialog';
 
@@ -36,7 +37,13 @@ async function download(serviceId: string, version: Version, format: ConfigFileF
 }
 
 /** Restore the version to a moment, export it as a file, import one: each a dry run first, then one batch. */
-export function VersionTransferActions(props: { serviceId: string; version: Version; canAll: boolean }) {
+export function VersionTransferActions(props: {
+  serviceId: string;
+  version: Version;
+  canAll: boolean;
+  /** Restore and import change values: only for those who may (see the version page's reason). */
+  mayChange: boolean;
+}) {
   const { serviceId, version } = props;
   const [open, setOpen] = useState<'restore' | 'import' | null>(null);
   const [at, setAt] = useState('');
@@ -49,9 +56,11 @@ export function VersionTransferActions(props: { serviceId: string; version: Vers
 
   return (
     <Group>
-      <Button variant="default" onClick={() => setOpen('restore')}>
-        Restore version to…
-      </Button>
+      {props.mayChange && (
+        <Button variant="default" onClick={() => setOpen('restore')}>
+          Restore version to…
+        </Button>
+      )}
       <Menu>
         <Menu.Target>
           <Button variant="default">Export</Button>
@@ -70,9 +79,14 @@ export function VersionTransferActions(props: { serviceId: string; version: Vers
           ))}
         </Menu.Dropdown>
       </Menu>
-      <Button variant="default" onClick={() => setOpen('import')}>
-        Import
-      </Button>
+      {props.mayChange && (
+        <Button variant="default" onClick={() => setOpen('import')}>
+          Import
+        </Button>
+      )}
+      <AnchorLink to="/services/$serviceId/compare" params={{ serviceId }} search={{ base: version.id }}>
+        Compare
+      </AnchorLink>
       {exportError != null && <ProblemAlert error={exportError} />}
 
       <PlanDialog
