@@ -3,7 +3,7 @@
  *
  * Declare the configuration with {@link defineConfig} and the builders, {@link connect} to the
  * server, read `config.values`, and {@link LiveConfig.subscribe | subscribe} to changes. Tests use
- * {@link staticConfig}.
+ * {@link staticConfig}; tools that follow a version's raw values without a schema use {@link watchVersion}.
  *
  * @example
  * ```ts
@@ -35,3 +35,4 @@ export {
 } from './schema.js';
 export { array, boolean, dateTime, enumOf, json, number, string, timeSpan, type SettingOptions } from './settings.js';
 export { staticConfig, type StaticConfig } from './static-config.js';
+export { watchVersion, type WatchedChange, type WatchOptions, type WatchStatus } from './watch-version.js';

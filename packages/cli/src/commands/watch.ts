@@ -1,13 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
-import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { ConfigError, watchVersion, type WatchedChange } from '@realtime-config/client';
 import type { Command } from 'commander';
-import {
-  microsFromTimestamp,
-  RealtimeConfigGrpcService,
-  timestampFromMicros,
-  ValueType,
-} from '../../../protocol/src/index.js';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { Credential } from '../rest.js';
@@ -16,8 +8,8 @@ import { resolveService, resolveVersion } from '../targets.js';
 /** The wait before reconnecting after the stream broke (the server restarting, a network hiccup). */
 const RECONNECT_MS = 1000;
 
-/** One change of one key, as `watch` prints it. */
-export interface WatchedChange {
+/** One change of one key, as `watch --json` prints it. */
+export interface PrintedChange {
   readonly key: string;
   readonly value: string | null;
   readonly type: string;
@@ -25,28 +17,39 @@ export interface WatchedChange {
   readonly timestamp: string;
 }
 
-function headersOf(credential: Credential, apiKey: string | undefined): Interceptor[] {
-  const token = apiKey ?? (credential && 'token' in credential ? credential.token : undefined);
-  const cookie = credential && 'cookie' in credential ? credential.cookie : undefined;
-  return [
-    (next) => (request) => {
-      if (token) request.header.set('authorization', `Bearer ${token}`);
-      else if (cookie) request.header.set('cookie', cookie);
-      return next(request);
-    },
-  ];
+/** How the stream authenticates: an API key, the stored token, or the stored session cookie. */
+function credentialOf(
+  credential: Credential,
+  apiKey: string | undefined,
+): { apiKey?: string; headers?: Record<string, string> } {
+  if (apiKey) return { apiKey };
+  if (credential && 'token' in credential) return { apiKey: credential.token };
+  if (credential && 'cookie' in credential) return { headers: { cookie: credential.cookie } };
+  return {};
 }
 
-function deniedOrMissing(error: ConnectError): CliError | undefined {
-  if (error.code === Code.NotFound) return new CliError(`Stream ended: ${error.rawMessage}`, EXIT.notFound);
-  if (error.code === Code.Unauthenticated || error.code === Code.PermissionDenied) {
+/** The SDK's refusals as the CLI's exit codes. */
+function cliErrorOf(error: unknown): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  if (error.code === 'NOT_FOUND') return new CliError(`Stream ended: ${error.message}`, EXIT.notFound);
+  if (error.code === 'UNAUTHENTICATED' || error.code === 'PERMISSION_DENIED') {
     return new CliError(
-      `The server refused the stream: ${error.rawMessage}. Sign in, or give an API key (REALTIME_CONFIG_API_KEY).`,
+      `The server refused the stream: ${error.message}. Sign in, or give an API key (REALTIME_CONFIG_API_KEY).`,
       EXIT.denied,
     );
   }
-  if (error.code === Code.InvalidArgument) return new CliError(error.rawMessage, EXIT.rejected);
-  return undefined;
+  if (error.code === 'INVALID_ARGUMENT') return new CliError(error.message, EXIT.rejected);
+  return error;
+}
+
+function printed(change: WatchedChange): PrintedChange {
+  return {
+    key: change.key,
+    value: change.value,
+    type: change.valueType,
+    generation: change.generation,
+    timestamp: change.timestamp.toISOString(),
+  };
 }
 
 export function watchCommand(program: Command, globals: () => GlobalOptions): void {
@@ -70,62 +73,38 @@ export function watchCommand(program: Command, globals: () => GlobalOptions): vo
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const sessions = new Http2SessionManager(ctx.api.server, { pingIntervalMs: 30_000, pingTimeoutMs: 10_000 });
-      const client = createClient(
-        RealtimeConfigGrpcService,
-        createGrpcTransport({
-          baseUrl: ctx.api.server,
-          sessionManager: sessions,
-          interceptors: headersOf(ctx.credential, process.env.REALTIME_CONFIG_API_KEY),
-        }),
-      );
-      let after: number | undefined = options.all ? undefined : Date.now() * 1000;
-      const print = (change: WatchedChange): void => {
+      const print = (change: PrintedChange): void => {
         process.stdout.write(
           ctx.out.json
             ? `${JSON.stringify(change)}\n`
             : `${change.timestamp}  ${change.key} = ${change.value === null ? '(null)' : JSON.stringify(change.value)}  (generation ${change.generation})\n`,
         );
       };
+      const changes = watchVersion({
+        url: ctx.api.server,
+        serviceId: service.id,
+        versionId: version.id,
+        since: options.all ? undefined : new Date(),
+        pollingInterval: RECONNECT_MS,
+        signal: stop.signal,
+        ...credentialOf(ctx.credential, process.env.REALTIME_CONFIG_API_KEY),
+        // Lost streams are told once through onStatus; the SDK's own warning would repeat it.
+        logger: { warn: () => undefined },
+        onStatus: (status, cause) => {
+          if (status === 'live') ctx.out.note(`Watching ${service.name} ${version.versionLabel} (Ctrl-C ends).`);
+          else
+            ctx.out.note(
+              `Stream interrupted (${cause?.message ?? 'unknown cause'}); reconnecting in ${RECONNECT_MS / 1000} s.`,
+            );
+        },
+      });
       try {
-        while (!stop.signal.aborted) {
-          try {
-            const request = {
-              serviceId: service.id,
-              versionId: version.id,
-              timestamp: after === undefined ? undefined : timestampFromMicros(after),
-            };
-            const onHeader = (headers: Headers) => {
-              if (!headers.has('grpc-status'))
-                ctx.out.note(`Watching ${service.name} ${version.versionLabel} (Ctrl-C ends).`);
-            };
-            for await (const event of client.startSubscribe(request, { signal: stop.signal, onHeader })) {
-              for (const e of event.events) {
-                const micros = e.timestamp ? microsFromTimestamp(e.timestamp) : (after ?? 0);
-                after = Math.max(after ?? 0, micros);
-                print({
-                  key: e.key,
-                  value: e.value ?? null,
-                  type: ValueType[e.type] ?? String(e.type),
-                  generation: e.generation,
-                  timestamp: new Date(micros / 1000).toISOString(),
-                });
-              }
-            }
-          } catch (error) {
-            if (stop.signal.aborted) break;
-            const connectError = ConnectError.from(error);
-            const fatal = deniedOrMissing(connectError);
-            if (fatal) throw fatal;
-            ctx.out.note(`Stream interrupted (${connectError.rawMessage}); reconnecting in ${RECONNECT_MS / 1000} s.`);
-          }
-          if (!stop.signal.aborted)
-            await sleep(RECONNECT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-        }
+        for await (const batch of changes) for (const change of batch) print(printed(change));
+      } catch (error) {
+        throw cliErrorOf(error);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
-        sessions.abort();
       }
     });
 }

@@ -6,22 +6,9 @@ import { ConfigState, type Applied, type RemoteEntry, type ValueChange } from '.
 import { Listeners } from './listeners.js';
 import type { ResolvedOptions } from './options.js';
 import { isPermanent, Rpc } from './rpc.js';
+import { sleep } from './sleep.js';
 
 type Values = Readonly<Record<string, unknown>>;
-
-/** Resolves after `ms`, or as soon as `signal` aborts; never rejects. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * The LiveConfig behind `connect`: registration and snapshot, then the change stream, reconnected

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ConnectOptions } from '../connect.js';
+import type { WatchOptions } from '../watch-version.js';
 import { ConfigError } from '../errors.js';
 import type { ConfigLogger } from '../live-config.js';
 import type { ConfigSchema } from '../schema.js';
@@ -40,13 +41,19 @@ const KNOWN = new Set([
 ]);
 const TLS_KNOWN = new Set(['ca', 'cert', 'key', 'servername', 'rejectUnauthorized']);
 
-const fail = (message: string): never => {
-  throw new ConfigError('INVALID_ARGUMENT', `connect(): ${message}`);
-};
+type Fail = (message: string) => never;
+
+const failIn =
+  (caller: string): Fail =>
+  (message) => {
+    throw new ConfigError('INVALID_ARGUMENT', `${caller}(): ${message}`);
+  };
+
+const fail = failIn('connect');
 
 const noop = (): void => undefined;
 
-function resolveLogger(logger: unknown): Required<ConfigLogger> {
+function resolveLogger(logger: unknown, fail: Fail): Required<ConfigLogger> {
   if (logger === undefined) {
     return { warn: (m) => console.warn(m), error: (m) => console.error(m), info: noop, debug: noop };
   }
@@ -69,7 +76,7 @@ function resolveLogger(logger: unknown): Required<ConfigLogger> {
   return { warn, error: method('error', warn), info: method('info', noop), debug: method('debug', noop) };
 }
 
-function resolveUrl(url: unknown): string {
+function resolveUrl(url: unknown, fail: Fail): string {
   let parsed: URL | undefined;
   try {
     parsed = typeof url === 'string' ? new URL(url) : undefined;
@@ -82,7 +89,7 @@ function resolveUrl(url: unknown): string {
   return parsed.href.replace(/\/+$/, '');
 }
 
-function milliseconds(value: unknown, name: string, fallback: number, min: number): number {
+function milliseconds(value: unknown, name: string, fallback: number, min: number, fail: Fail): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
     fail(`options.${name} must be a number of milliseconds ≥ ${min}, got ${String(value)}`);
@@ -90,7 +97,7 @@ function milliseconds(value: unknown, name: string, fallback: number, min: numbe
   return value as number;
 }
 
-function resolveCredentials(options: ConnectOptions<ConfigSchema>): CredentialSource | undefined {
+function resolveCredentials(options: CommonOptions, fail: Fail): CredentialSource | undefined {
   const { apiKey, token } = options;
   if (apiKey !== undefined && token !== undefined) fail('give options.apiKey or options.token, not both');
   if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey.trim() === '')) {
@@ -102,7 +109,7 @@ function resolveCredentials(options: ConnectOptions<ConfigSchema>): CredentialSo
   return apiKey ?? token;
 }
 
-function resolveTls(tls: unknown, url: string): TlsSettings | undefined {
+function resolveTls(tls: unknown, url: string, fail: Fail): TlsSettings | undefined {
   if (tls === undefined) return undefined;
   if (typeof tls !== 'object' || tls === null) return fail('options.tls must be an object');
   const unknown = Object.keys(tls).filter((k) => !TLS_KNOWN.has(k));
@@ -111,43 +118,122 @@ function resolveTls(tls: unknown, url: string): TlsSettings | undefined {
   return tls as TlsSettings;
 }
 
-/** Checks every option once and fills in the defaults; throws INVALID_ARGUMENT naming the option. */
-export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedOptions {
+/** The options `connect` and `watchVersion` share. */
+type CommonOptions = Pick<
+  ConnectOptions<ConfigSchema>,
+  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls'
+>;
+
+interface ResolvedCommon {
+  readonly url: string;
+  readonly serviceId: string;
+  readonly pollingInterval: number;
+  readonly credentials: CredentialSource | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly logger: Required<ConfigLogger>;
+  readonly tls: TlsSettings | undefined;
+}
+
+function resolveCommon(options: CommonOptions, known: ReadonlySet<string>, fail: Fail): ResolvedCommon {
   if (typeof options !== 'object' || options === null) return fail('expected an options object');
-  const unknown = Object.keys(options).filter((k) => !KNOWN.has(k));
-  if (unknown.length > 0) fail(`unknown option ${unknown.join(', ')} (known: ${[...KNOWN].join(', ')})`);
-  const url = resolveUrl(options.url);
+  const unknown = Object.keys(options).filter((k) => !known.has(k));
+  if (unknown.length > 0) fail(`unknown option ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  const url = resolveUrl(options.url, fail);
   if (typeof options.serviceId !== 'string' || !UUID.test(options.serviceId)) {
     fail(`options.serviceId must be the service's id (a UUID), got ${JSON.stringify(options.serviceId)}`);
   }
-  const { version } = options;
+  const { signal } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) fail('options.signal must be an AbortSignal');
+  return {
+    url,
+    serviceId: options.serviceId.toLowerCase(),
+    pollingInterval: milliseconds(
+      options.pollingInterval,
+      'pollingInterval',
+      DEFAULT_POLLING_INTERVAL_MS,
+      MIN_POLLING_INTERVAL_MS,
+      fail,
+    ),
+    credentials: resolveCredentials(options, fail),
+    signal,
+    logger: resolveLogger(options.logger, fail),
+    tls: resolveTls(options.tls, url, fail),
+  };
+}
+
+/** Checks every option once and fills in the defaults; throws INVALID_ARGUMENT naming the option. */
+export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedOptions {
+  const common = resolveCommon(options, KNOWN, fail);
+  const { version, cacheFile } = options;
   if (typeof version !== 'string' || version.trim() === '' || version.length > 200 || version.includes('\u0000')) {
     fail(`options.version must be a version label of 1 to 200 characters, got ${JSON.stringify(version)}`);
   }
   if ((options.schema as { kind?: unknown } | undefined)?.kind !== 'config') {
     fail('options.schema must be a schema made with defineConfig()');
   }
-  const { cacheFile, signal } = options;
   if (cacheFile !== undefined && (typeof cacheFile !== 'string' || cacheFile === '')) {
     fail('options.cacheFile must be a file path');
   }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) fail('options.signal must be an AbortSignal');
   return {
-    url,
-    serviceId: options.serviceId.toLowerCase(),
+    ...common,
     version,
     schema: options.schema,
-    pollingInterval: milliseconds(
-      options.pollingInterval,
-      'pollingInterval',
-      DEFAULT_POLLING_INTERVAL_MS,
-      MIN_POLLING_INTERVAL_MS,
-    ),
-    startupTimeout: milliseconds(options.startupTimeout, 'startupTimeout', DEFAULT_STARTUP_TIMEOUT_MS, 1),
-    credentials: resolveCredentials(options),
+    startupTimeout: milliseconds(options.startupTimeout, 'startupTimeout', DEFAULT_STARTUP_TIMEOUT_MS, 1, fail),
     cacheFile: cacheFile === undefined ? undefined : path.resolve(cacheFile),
-    signal,
-    logger: resolveLogger(options.logger),
-    tls: resolveTls(options.tls, url),
+  };
+}
+
+/** WatchOptions checked once, with every default filled in. */
+export interface ResolvedWatchOptions extends ResolvedCommon {
+  readonly versionId: string;
+  /** µs since the epoch; undefined: every current value first. */
+  readonly after: number | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const WATCH_KNOWN = new Set([
+  'url',
+  'serviceId',
+  'versionId',
+  'since',
+  'pollingInterval',
+  'apiKey',
+  'token',
+  'headers',
+  'signal',
+  'logger',
+  'tls',
+  'onStatus',
+]);
+const failWatch = failIn('watchVersion');
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/i;
+
+/** Checks the options of watchVersion once; throws INVALID_ARGUMENT naming the option. */
+export function resolveWatchOptions(options: WatchOptions): ResolvedWatchOptions {
+  const common = resolveCommon(options, WATCH_KNOWN, failWatch);
+  const { versionId, since, headers, onStatus } = options;
+  if (typeof versionId !== 'string' || !UUID.test(versionId)) {
+    failWatch(`options.versionId must be the version's id (a UUID), got ${JSON.stringify(versionId)}`);
+  }
+  if (since !== undefined && !(since instanceof Date && Number.isFinite(since.getTime()))) {
+    failWatch('options.since must be a valid Date');
+  }
+  const given = headers ?? {};
+  if (typeof given !== 'object' || given === null) failWatch('options.headers must be an object of strings');
+  for (const [name, value] of Object.entries(given)) {
+    if (!HEADER_NAME.test(name)) failWatch(`options.headers: ${JSON.stringify(name)} is not a header name`);
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
+      failWatch(`options.headers.${name} must be a string on one line`);
+    }
+    if (name.toLowerCase() === 'authorization' && common.credentials !== undefined) {
+      failWatch('give options.apiKey/token or an authorization header, not both');
+    }
+  }
+  if (onStatus !== undefined && typeof onStatus !== 'function') failWatch('options.onStatus must be a function');
+  return {
+    ...common,
+    versionId: versionId.toLowerCase(),
+    after: since === undefined ? undefined : since.getTime() * 1000,
+    headers: given,
   };
 }

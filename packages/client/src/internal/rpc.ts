@@ -14,6 +14,8 @@ export interface RpcOptions {
   readonly url: string;
   readonly credentials: CredentialSource | undefined;
   readonly tls: TlsSettings | undefined;
+  /** Sent on every call besides the bearer credential (a session cookie, a tracing header). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 // Keep-alive on the client side too: a silent network drop is noticed within ~40 s even when the
@@ -74,14 +76,14 @@ export class Rpc {
       options.tls,
     );
     const credentials = this.credentials;
-    const interceptors: Interceptor[] = credentials
-      ? [
-          (next) => async (request) => {
-            request.header.set('authorization', `Bearer ${await credentials.token()}`);
-            return next(request);
-          },
-        ]
-      : [];
+    const headers = Object.entries(options.headers ?? {});
+    const interceptors: Interceptor[] = [
+      (next) => async (request) => {
+        for (const [name, value] of headers) request.header.set(name, value);
+        if (credentials) request.header.set('authorization', `Bearer ${await credentials.token()}`);
+        return next(request);
+      },
+    ];
     this.transport = createGrpcTransport({
       baseUrl: options.url,
       sessionManager: this.sessions,
@@ -102,6 +104,17 @@ export class Rpc {
       this.credentials.invalidate();
       return call();
     }
+  }
+
+  /**
+   * After a failed call: true when the server refused the credential and a fresh token may fix it
+   * (the token function is asked again on the next call).
+   */
+  refreshAfter(error: unknown): boolean {
+    const refusal = error instanceof ConnectError && error.code === Code.Unauthenticated;
+    if (!refusal || !this.credentials?.refreshable) return false;
+    this.credentials.invalidate();
+    return true;
   }
 
   /** Closes the connection and every stream on it. */

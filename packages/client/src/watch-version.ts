@@ -1,0 +1,185 @@
+import type { SecureClientSessionOptions } from 'node:http2';
+import { ConfigError } from './errors.js';
+import type { ConfigLogger } from './live-config.js';
+import type { ValueTypeName } from './schema.js';
+import { resolveWatchOptions } from './internal/options.js';
+import { microsFromTimestamp, timestampFromMicros, ValueType, type SubscriptionEvent } from './internal/protocol.js';
+import { callError, isPermanent, Rpc } from './internal/rpc.js';
+import { sleep } from './internal/sleep.js';
+
+/** The state of a {@link watchVersion} stream, as `onStatus` reports it. */
+export type WatchStatus = 'live' | 'reconnecting';
+
+/**
+ * Options of {@link watchVersion}. Connection options (`url`, `apiKey`, `token`, `tls`, `logger`,
+ * `pollingInterval`, `signal`) mean what they mean for `connect`.
+ */
+export interface WatchOptions {
+  /** The server: `http://host:8080` (h2c) or `https://…` (TLS). */
+  readonly url: string;
+  /** The id (UUID) of the service. */
+  readonly serviceId: string;
+  /** The id (UUID) of the version to follow (not its label: watching registers nothing). */
+  readonly versionId: string;
+  /**
+   * Only changes after this time. Without it the first batch holds every current value of the
+   * version, then the changes follow.
+   * @default undefined (every current value first)
+   */
+  readonly since?: Date;
+  /** Milliseconds to wait before each reconnect; no back-off is added. @default 5000 */
+  readonly pollingInterval?: number;
+  /** An API key of the service, sent as `authorization: Bearer <key>`. @default undefined */
+  readonly apiKey?: string;
+  /** A bearer token, or a function asked again when the server answers UNAUTHENTICATED. @default undefined */
+  readonly token?: string | (() => string | Promise<string>);
+  /**
+   * More request headers for every call, e.g. the `cookie` of a console session. Not together
+   * with `apiKey`/`token` for `authorization`.
+   * @default {}
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Aborting it ends the stream; the iteration then finishes without an error. @default undefined */
+  readonly signal?: AbortSignal;
+  /** Where a lost stream is reported (warn, once per outage and cause). @default console.warn */
+  readonly logger?: ConfigLogger;
+  /** TLS settings for an `https://` url (custom CA, client certificate). @default undefined */
+  readonly tls?: Pick<SecureClientSessionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
+  /**
+   * Called when the stream opens (`live`) and when it is lost (`reconnecting`, with the cause). A
+   * function that throws is ignored.
+   * @default undefined
+   */
+  readonly onStatus?: (status: WatchStatus, cause?: ConfigError) => void;
+}
+
+/** One change of one key as the stream carries it: raw text, not parsed by a schema. */
+export interface WatchedChange {
+  /** `Group:Name`. */
+  readonly key: string;
+  /** The new raw value; null when the value was cleared or the key deleted. */
+  readonly value: string | null;
+  /** The entry's value type; `Unknown` for an entry registered without one. */
+  readonly valueType: ValueTypeName | 'Unknown';
+  /** The entry's generation after the change. */
+  readonly generation: number;
+  /** When the change was made. */
+  readonly timestamp: Date;
+  /** The same time in microseconds since the epoch (the stream's own precision, strictly increasing). */
+  readonly timestampMicros: number;
+}
+
+const VALUE_TYPE_NAMES: Readonly<Record<ValueType, ValueTypeName | 'Unknown'>> = {
+  [ValueType.UNKNOWN]: 'Unknown',
+  [ValueType.STRING]: 'String',
+  [ValueType.BOOLEAN]: 'Boolean',
+  [ValueType.DATE_TIME]: 'DateTime',
+  [ValueType.TIME_SPAN]: 'TimeSpan',
+  [ValueType.ENUM]: 'Enum',
+  [ValueType.NUMBER]: 'Number',
+  [ValueType.ARRAY]: 'Array',
+  [ValueType.JSON]: 'Json',
+};
+
+function changesOf(event: SubscriptionEvent, previous: number): WatchedChange[] {
+  return event.events.map((e) => {
+    const micros = e.timestamp ? microsFromTimestamp(e.timestamp) : previous;
+    return {
+      key: e.key,
+      value: e.value ?? null,
+      valueType: VALUE_TYPE_NAMES[e.type] ?? 'Unknown',
+      generation: e.generation,
+      timestamp: new Date(Math.floor(micros / 1000)),
+      timestampMicros: micros,
+    };
+  });
+}
+
+/**
+ * Follows every change of one version as raw values, without a schema and without registering
+ * anything: for tools, dashboards and bridges (the `realtime-config watch` command is built on it).
+ * Each iteration gives the changes of one stream event, in order. A lost stream is reopened after
+ * `pollingInterval` from the last change seen, so none is missed or given twice.
+ *
+ * The iteration ends without an error when `signal` aborts or the loop is left (`break`), and the
+ * stream on the server ends with it. It throws a {@link ConfigError} when retrying cannot help:
+ * `NOT_FOUND` (no such version), `UNAUTHENTICATED`, `PERMISSION_DENIED`, `INVALID_ARGUMENT`.
+ *
+ * @example
+ * ```ts
+ * import { watchVersion } from '@realtime-config/client';
+ *
+ * for await (const changes of watchVersion({ url: 'http://localhost:8080', serviceId, versionId, since: new Date() })) {
+ *   for (const c of changes) console.log(`${c.key} = ${c.value ?? '(null)'}`);
+ * }
+ * ```
+ * @throws ConfigError `INVALID_ARGUMENT` at once for a bad option.
+ */
+export function watchVersion(options: WatchOptions): AsyncIterable<WatchedChange[]> {
+  const resolved = resolveWatchOptions(options);
+  const onStatus = options.onStatus;
+  const report = (status: WatchStatus, cause?: ConfigError): void => {
+    try {
+      onStatus?.(status, cause);
+    } catch {
+      // A status callback that throws must not end the watch.
+    }
+  };
+  return {
+    async *[Symbol.asyncIterator]() {
+      const stop = new AbortController();
+      const abort = (): void => stop.abort();
+      resolved.signal?.addEventListener('abort', abort, { once: true });
+      if (resolved.signal?.aborted) stop.abort();
+      const rpc = new Rpc(resolved);
+      let after = resolved.after;
+      let lastReported: string | undefined;
+      let refreshed = false;
+      try {
+        while (!stop.signal.aborted) {
+          let opened = false;
+          try {
+            const request = {
+              serviceId: resolved.serviceId,
+              versionId: resolved.versionId,
+              timestamp: after === undefined ? undefined : timestampFromMicros(after),
+            };
+            const onHeader = (headers: Headers): void => {
+              if (headers.has('grpc-status')) return; // a trailers-only answer is a failure, not a stream
+              opened = true;
+              refreshed = false;
+              lastReported = undefined;
+              report('live');
+            };
+            for await (const event of rpc.client.startSubscribe(request, { signal: stop.signal, onHeader })) {
+              const changes = changesOf(event, after ?? 0);
+              if (changes.length === 0) continue;
+              after = Math.max(after ?? 0, ...changes.map((c) => c.timestampMicros));
+              yield changes;
+            }
+            throw new ConfigError('UNAVAILABLE', 'the server ended the stream');
+          } catch (error) {
+            if (stop.signal.aborted) break;
+            // A refused token is refreshed once, at once; refused again, it is final.
+            if (!refreshed && rpc.refreshAfter(error)) {
+              refreshed = true;
+              continue;
+            }
+            const lost = callError(error, `StartSubscribe at ${resolved.url}`);
+            if (isPermanent(lost)) throw lost;
+            if (opened || lastReported === undefined) report('reconnecting', lost);
+            if (lost.message !== lastReported) {
+              lastReported = lost.message;
+              resolved.logger.warn(`realtime-config: ${lost.message}; reconnecting in ${resolved.pollingInterval} ms`);
+            }
+          }
+          await sleep(resolved.pollingInterval, stop.signal);
+        }
+      } finally {
+        resolved.signal?.removeEventListener('abort', abort);
+        stop.abort();
+        rpc.close();
+      }
+    },
+  };
+}
