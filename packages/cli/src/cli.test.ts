@@ -136,6 +136,43 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
     expect((await user.run(['restore', 'payments', '1.0', '--at', 'yesterday'])).code).toBe(EXIT.rejected);
   });
 
+  it('shows the history of a key deleted since, of its own version only', async () => {
+    const created: Record<string, string> = {};
+    for (const [label, value] of [
+      ['1.1', 'other'],
+      ['1.0', 'old'],
+    ] as const) {
+      const base = `/api/configentries/${serviceId}/${versionIds[label]}`;
+      created[label] = (await admin.post(base, { key: 'Payments:Legacy', valueType: 1, rawValue: value })).body.id;
+    }
+    expect((await user.run(['set', 'payments', '1.0', 'Payments:Legacy=older'])).code).toBe(0);
+    for (const label of ['1.0', '1.1']) {
+      expect(
+        (await admin.delete(`/api/configentries/${serviceId}/${versionIds[label]}/${created[label]}`)).status,
+      ).toBe(204);
+    }
+    const history = async (label: string) => {
+      const run = await user.run(['--json', 'history', 'payments', label, 'payments:legacy']);
+      expect(run.code).toBe(0);
+      return (JSON.parse(run.stdout) as Array<{ action: string; value: string | null }>).map((h) => [
+        h.action,
+        h.value,
+      ]);
+    };
+    expect(await history('1.0')).toEqual([
+      ['Deleted', null],
+      ['ValueSet', 'older'],
+      ['Created', 'old'],
+    ]);
+    expect(await history('1.1')).toEqual([
+      ['Deleted', null],
+      ['Created', 'other'],
+    ]);
+    const unknown = await user.run(['history', 'payments', '1.0', 'Payments:Never']);
+    expect(unknown.code).toBe(EXIT.notFound);
+    expect(unknown.stderr).toContain('now or in its history');
+  });
+
   it('round-trips a version through YAML, imports a changed file after a dry run, and refuses a bad value', async () => {
     const file = path.join(user.home, 'payments.yaml');
     expect((await user.run(['export', 'payments', '1.0', '--format', 'yaml', '-o', file])).code).toBe(0);

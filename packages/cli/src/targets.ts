@@ -77,3 +77,54 @@ export function pickEntries(entries: readonly Entry[], keys: readonly string[]):
   }
   return keys.map((k) => byKey.get(k.toLowerCase()) as Entry);
 }
+
+interface AuditPage {
+  readonly entities: ReadonlyArray<{
+    readonly entityId: string;
+    readonly changes: { readonly before?: { readonly key?: unknown }; readonly after?: { readonly key?: unknown } };
+  }>;
+  readonly nextPageToken: string;
+}
+
+/** How far back `entryIdOfKey` looks for a deleted key: audit pages of 500 records. */
+const AUDIT_PAGES_SEARCHED = 20;
+
+/**
+ * The id of the entry that has (or had) this key in the version. A key deleted since is found in
+ * the service's audit log, newest record first: the first of its entry ids the version's history
+ * knows is the one.
+ */
+export async function entryIdOfKey(api: RestApi, service: Service, version: Version, key: string): Promise<string> {
+  const wanted = key.toLowerCase();
+  const current = (await listEntries(api, service, version)).find((e) => e.key.toLowerCase() === wanted);
+  if (current) return current.id;
+  const tried = new Set<string>();
+  let pageToken: string | null = null;
+  for (let page = 0; page < AUDIT_PAGES_SEARCHED; page++) {
+    const found: AuditPage = await api.json<AuditPage>('POST', '/api/auditlogs/search', {
+      json: { serviceId: service.id, entityType: 'Entry', pageSize: 500, pageToken },
+    });
+    for (const record of found.entities) {
+      const keys = [record.changes.before?.key, record.changes.after?.key];
+      if (tried.has(record.entityId) || !keys.some((k) => typeof k === 'string' && k.toLowerCase() === wanted))
+        continue;
+      tried.add(record.entityId);
+      // An entry of another version of the service (same key) has no history in this one: 404.
+      const ofThisVersion = await api
+        .send('GET', `/api/configentries/${service.id}/${version.id}/${record.entityId}/history`, {
+          query: { pageSize: '1' },
+        })
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof CliError && error.exitCode === EXIT.notFound) return false;
+            throw error;
+          },
+        );
+      if (ofThisVersion) return record.entityId;
+    }
+    if (!found.nextPageToken) break;
+    pageToken = found.nextPageToken;
+  }
+  throw new CliError(`No key ${key} in ${service.name} ${version.versionLabel}, now or in its history.`, EXIT.notFound);
+}

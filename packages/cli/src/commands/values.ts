@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { planText, shown, table, type PlanOutcome } from '../output.js';
-import { listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
+import { entryIdOfKey, listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
 
 interface HistoryItem {
   readonly action: string;
@@ -73,7 +73,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
 
   program
     .command('history')
-    .description("A key's changes, newest first")
+    .description("A key's changes, newest first (a key deleted since too)")
     .argument('<service>', 'service name or id')
     .argument('<version>', 'version label or id')
     .argument('<key>', 'the key')
@@ -84,13 +84,13 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
       const ctx = contextOf(globals());
       const service = await resolveService(ctx.api, serviceArg);
       const version = await resolveVersion(ctx.api, service, versionArg);
-      const [entry] = pickEntries(await listEntries(ctx.api, service, version), [key]);
+      const entryId = await entryIdOfKey(ctx.api, service, version, key);
       const items: HistoryItem[] = [];
       let pageToken: string | undefined;
       do {
         const page = await ctx.api.json<{ entities: HistoryItem[]; nextPageToken: string }>(
           'GET',
-          `/api/configentries/${service.id}/${version.id}/${entry?.id ?? ''}/history`,
+          `/api/configentries/${service.id}/${version.id}/${entryId}/history`,
           { query: { pageSize: String(Math.min(500, limit - items.length)), pageToken } },
         );
         items.push(...page.entities);
