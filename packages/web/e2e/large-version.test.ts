@@ -55,7 +55,9 @@ describe('a version with 2,000 entries and many services', () => {
     expect(await page.getByLabel('Search entries').inputValue()).toBe('Setting1995');
     await page.getByRole('link', { name: 'Module19:Setting1995' }).click();
     const drawer = page.getByRole('dialog', { name: 'Module19:Setting1995' });
-    await expectVisible(drawer.getByText('value-1995'));
+    await expectVisible(drawer.getByRole('row', { name: /^Registered default/ }).getByText('value-1995'));
+    const history = drawer.getByRole('table', { name: 'History of Module19:Setting1995' });
+    await expectVisible(history.getByText('changed', { exact: true }));
     expect(page.url()).toMatch(/\/entries\/[0-9a-f-]{36}/);
   });
 });
