@@ -199,6 +199,22 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
     const keys = JSON.parse(diff.stdout).differences.map((d: { key: string }) => d.key);
     expect(keys).toEqual(expect.arrayContaining(['Payments:TimeoutSeconds', 'Payments:Provider']));
     expect((await user.run(['diff', 'payments', '1.0', '1.1', '--exit-code'])).code).toBe(1);
+    const limits = (await entries('1.1')).find((e) => e.key === 'Payments:Limits') as Entry;
+    const described = await admin.put(`/api/configentries/${serviceId}/${versionIds['1.1']}/${limits.id}`, {
+      name: 'Limits',
+      description: 'Caps per merchant',
+      groupName: 'Payments',
+      groupDescription: null,
+      enumDefinition: null,
+      rawValue: limits.rawValue,
+      generation: limits.generation,
+    });
+    expect(described.status).toBe(200);
+    const text = (await user.run(['diff', 'payments', '1.0', '1.1'])).stdout;
+    expect(text).toMatch(/valueChanged\s+Payments:Provider\s+a=b "c"\\nd \(String\)\s+Stripe \(String\)\s+value\n/);
+    expect(text).toMatch(
+      /metadataChanged\s+Payments:Limits\s+\{"max":1\} \(Json\)\s+\{"max":1\} \(Json\)\s+name, description, group\n/,
+    );
 
     const dry = await user.run(['promote', 'payments', '1.0', '1.1', '--keys', 'Payments:TimeoutSeconds', '--dry-run']);
     expect(dry.stdout).toContain('Dry run');

@@ -37,7 +37,9 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 /** A value as one line: null shown as such, long or multi-line text shortened. */
 export function shown(value: string | null | undefined, max = 60): string {
   if (value === null || value === undefined) return '(null)';
-  const oneLine = JSON.stringify(value).slice(1, -1);
+  // Control characters (newlines, tabs) as escapes; quotes and backslashes as they are.
+  // eslint-disable-next-line no-control-regex
+  const oneLine = value.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 

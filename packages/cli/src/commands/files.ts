@@ -10,12 +10,42 @@ const FORMATS = ['json', 'yaml', 'env'] as const;
 type Format = (typeof FORMATS)[number];
 const CONTENT_TYPES: Record<Format, string> = { json: 'application/json', yaml: 'application/yaml', env: 'text/plain' };
 
+/** One side of a compared key, as the compare route answers it. */
+interface ComparedEntry {
+  readonly value: string | null;
+  readonly valueTypeName: string;
+  readonly name?: string;
+  readonly description?: string | null;
+  readonly groupName?: string | null;
+  readonly groupDescription?: string | null;
+  readonly enumDefinition?: string | null;
+}
+
 interface Difference {
   readonly key: string;
   readonly change: string;
   readonly metadataChanged: boolean;
-  readonly base: { readonly value: string | null; readonly valueTypeName: string } | null;
-  readonly target: { readonly value: string | null; readonly valueTypeName: string } | null;
+  readonly base: ComparedEntry | null;
+  readonly target: ComparedEntry | null;
+}
+
+const COMPARED_FIELDS = [
+  ['value', 'value'],
+  ['valueTypeName', 'type'],
+  ['name', 'name'],
+  ['description', 'description'],
+  ['groupName', 'group'],
+  ['groupDescription', 'group description'],
+  ['enumDefinition', 'enum values'],
+] as const;
+
+/** What differs between the two sides of a key present in both: "value, description". */
+function differingFields(d: Difference): string {
+  if (!d.base || !d.target) return '';
+  const { base, target } = d;
+  return COMPARED_FIELDS.filter(([field]) => (base[field] ?? null) !== (target[field] ?? null))
+    .map(([, label]) => label)
+    .join(', ');
 }
 
 /** The format of a file from its extension, when not given. */
@@ -173,12 +203,13 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
           result.differences.length === 0
             ? `No differences (${result.unchanged} keys).`
             : `${table(
-                ['CHANGE', 'KEY', base.versionLabel, targetVersion.versionLabel],
+                ['CHANGE', 'KEY', base.versionLabel, targetVersion.versionLabel, 'DIFFERS IN'],
                 result.differences.map((d) => [
                   d.change + (d.metadataChanged && d.change !== 'metadataChanged' ? '+metadata' : ''),
                   d.key,
                   d.base ? `${shown(d.base.value, 40)} (${d.base.valueTypeName})` : '–',
                   d.target ? `${shown(d.target.value, 40)} (${d.target.valueTypeName})` : '–',
+                  differingFields(d),
                 ]),
               )}\n${result.differences.length} differing, ${result.unchanged} unchanged.`,
         );
