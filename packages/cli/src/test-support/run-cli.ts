@@ -36,9 +36,15 @@ export class CliUser {
     return completion(child);
   }
 
-  /** Starts the binary and leaves it running (for `watch`). */
+  /** Starts the binary and leaves it running (for `watch`); everything it writes is kept for waitForOutput. */
   spawn(args: readonly string[]): ChildProcess {
-    return spawn(process.execPath, [CLI_BIN, ...args], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const transcript = { text: '' };
+    transcripts.set(child, transcript);
+    const keep = (chunk: Buffer) => (transcript.text += chunk.toString());
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    return child;
   }
 }
 
@@ -53,26 +59,35 @@ export function completion(child: ChildProcess): Promise<CliResult> {
   });
 }
 
-/** Resolves once the child has written `text` to stdout or stderr; fails with what it wrote after 30 s. */
+/** What each spawned child has written so far (stdout and stderr interleaved), from its start. */
+const transcripts = new WeakMap<ChildProcess, { text: string }>();
+
+/**
+ * Resolves once the child has written `text` to stdout or stderr, at any time since it started
+ * (output that came before the call counts: a change may reach `watch` before the REST answer
+ * reaches the test); fails with what it wrote after 30 s.
+ */
 export function waitForOutput(child: ChildProcess, text: string): Promise<void> {
+  const transcript = transcripts.get(child);
+  if (!transcript) throw new Error('waitForOutput needs a child started with CliUser.spawn');
   return new Promise((resolve, reject) => {
-    let seen = '';
     const stop = () => {
       clearTimeout(timer);
       child.stdout?.off('data', look);
       child.stderr?.off('data', look);
     };
-    const look = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (!seen.includes(text)) return;
+    // Listeners run in the order they were added, so the transcript already holds the chunk.
+    const look = () => {
+      if (!transcript.text.includes(text)) return;
       stop();
       resolve();
     };
     const timer = setTimeout(() => {
       stop();
-      reject(new Error(`the CLI did not write "${text}" within 30 s; it wrote:\n${seen}`));
+      reject(new Error(`the CLI did not write "${text}" within 30 s; it wrote:\n${transcript.text}`));
     }, 30_000);
     child.stdout?.on('data', look);
     child.stderr?.on('data', look);
+    look();
   });
 }

@@ -50,7 +50,7 @@ export function EntryHistory(props: { serviceId: string; versionId: string; entr
                 <Table.Td>
                   {item.action} (gen. {item.generation})
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{shown(item)}</Table.Td>
+                <Table.Td style={{ wordBreak: 'break-all', minWidth: '8rem' }}>{shown(item)}</Table.Td>
                 <Table.Td>{item.userName ?? item.userId ?? '—'}</Table.Td>
                 <Table.Td>
                   {props.mayRestore && index > 0 && !item.deleted && (
