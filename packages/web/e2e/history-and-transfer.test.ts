@@ -118,6 +118,7 @@ describe('undo, restore and import in the console', () => {
     await admin.post(base, { key: TIMEOUT, valueType: 6, rawValue: '10', groupName: 'Payments' });
     await admin.post(base, { key: PROVIDER, valueType: 1, rawValue: 'Mollie', groupName: 'Payments' });
     await admin.post(base, { key: 'Payments:Retries', valueType: 6, rawValue: '3', groupName: 'Payments' });
+    const empty = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '2.0' })).body.id as string;
 
     const page = await openVersion();
     await page.getByRole('link', { name: 'Compare' }).click();
@@ -138,6 +139,21 @@ describe('undo, restore and import in the console', () => {
       (await stored())[TIMEOUT]?.rawValue,
       'Mollie',
     ]);
+
+    // A key only in the base is created in the target, with its type and details (canAll).
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByLabel('Base version').selectOption({ label: '1.1' });
+    await page.getByLabel('Target version').selectOption({ label: '2.0' });
+    const toEmpty = page.getByRole('table', { name: 'Differences between 1.1 and 2.0' });
+    await toEmpty.getByRole('checkbox', { name: 'Copy Payments:Retries' }).check();
+    await page.getByRole('button', { name: 'Copy selected values →' }).click();
+    const creating = page.getByRole('dialog', { name: /^Copy 1 value/ });
+    await expectVisible(creating.getByRole('table', { name: 'Changes of the preview' }).getByText('3'));
+    await creating.getByRole('button', { name: 'Copy 1 value' }).click();
+    await expectVisible(creating.getByRole('status'));
+    const created = await storedEntries(admin, serviceId, empty);
+    expect(Object.keys(created)).toEqual(['Payments:Retries']);
+    expect(created['Payments:Retries']).toMatchObject({ rawValue: '3', generation: 1 });
   });
 
   it('exports YAML, imports a changed file after a preview, and names the key of a bad value', async () => {

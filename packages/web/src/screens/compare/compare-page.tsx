@@ -21,7 +21,7 @@ import { AnchorLink } from '../../components/anchor-link';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useMayChangeValues, useService } from '../service/use-service';
-import { useMe } from '../sign-in/use-session';
+import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { PlanDialog } from '../version/plan-dialog';
 import { useVersions } from '../version/use-version';
 import { compareRoute } from './route';
@@ -57,6 +57,10 @@ export function ComparePage() {
   const versions = useVersions(serviceId);
   const me = useMe();
   const mayChange = useMayChangeValues(serviceId, me.data);
+  // A key only in the base is created in the target when copied: that needs canAll.
+  const mayCreate = me.data ? abilitiesOf(me.data).canAll : false;
+  const copyable = (d: Difference) =>
+    mayChange.allowed && (d.change === 'valueChanged' || (d.change === 'removed' && mayCreate));
   const [kind, setKind] = useState('all');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [copying, setCopying] = useState(false);
@@ -75,6 +79,8 @@ export function ComparePage() {
     () => (comparison.data?.differences ?? []).filter((d) => kind === 'all' || d.change === kind),
     [comparison.data, kind],
   );
+  const onlyInBase = (comparison.data?.differences ?? []).filter((d) => d.change === 'removed');
+  const createsKeys = onlyInBase.some((d) => selected.has(d.key));
   const labelOf = (id: string | undefined) => versions.data?.find((v) => v.id === id)?.versionLabel ?? '…';
   const choose = (which: 'base' | 'target', id: string) => {
     setSelected(new Set());
@@ -143,6 +149,11 @@ export function ComparePage() {
               </Button>
             )}
           </Group>
+          {mayChange.allowed && !mayCreate && onlyInBase.length > 0 && (
+            <Text size="sm" c="dimmed">
+              Keys only in the base can be copied by someone who may create entries (canAll).
+            </Text>
+          )}
           <Table withTableBorder striped aria-label={`Differences between ${labelOf(base)} and ${labelOf(target)}`}>
             <Table.Thead>
               <Table.Tr>
@@ -157,7 +168,7 @@ export function ComparePage() {
               {shown.map((d) => (
                 <Table.Tr key={d.key}>
                   <Table.Td>
-                    {d.change === 'valueChanged' && mayChange.allowed && (
+                    {copyable(d) && (
                       <Checkbox
                         aria-label={`Copy ${d.key}`}
                         checked={selected.has(d.key)}
@@ -197,7 +208,7 @@ export function ComparePage() {
           title={`Copy ${selected.size} value(s) from ${labelOf(base)} into ${labelOf(target)}`}
           serviceId={serviceId}
           versionId={target}
-          request={() => ({ kind: 'version', fromVersionId: base, keys: [...selected] })}
+          request={() => ({ kind: 'version', fromVersionId: base, keys: [...selected], createMissing: createsKeys })}
           applyLabel={(n) => `Copy ${n} ${n === 1 ? 'value' : 'values'}`}
         />
       )}

@@ -32,7 +32,13 @@ export type PlanRequest =
       readonly content: string;
       readonly createMissing: boolean;
     }
-  | { readonly kind: 'version'; readonly fromVersionId: string; readonly keys: readonly string[] };
+  | {
+      readonly kind: 'version';
+      readonly fromVersionId: string;
+      readonly keys: readonly string[];
+      /** Create the keys the target lacks (needs canAll). */
+      readonly createMissing: boolean;
+    };
 
 const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
   json: 'application/json',
@@ -59,9 +65,8 @@ function requestPlan(serviceId: string, versionId: string, plan: PlanRequest, ba
   const query = {
     dryRun: basedOn === undefined ? ('true' as const) : ('false' as const),
     ...(basedOn !== undefined ? { basedOn } : {}),
-    ...(plan.kind === 'file'
-      ? { format: plan.format, createMissing: plan.createMissing ? ('true' as const) : ('false' as const) }
-      : {}),
+    ...(plan.kind === 'file' ? { format: plan.format } : {}),
+    createMissing: plan.createMissing ? ('true' as const) : ('false' as const),
   };
   // The route takes a file of any of three types, or JSON naming another version: its OpenAPI entry
   // declares no single body, so the body goes through as it is.
