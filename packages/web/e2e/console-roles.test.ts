@@ -152,6 +152,7 @@ describe('what each role may do in the console, and accessibility of the main sc
     const page = await ui.window();
     await signIn(page, 'admin', 'admin-password-for-tests');
     await page.goto(`/services/${ids.serviceId}/versions/${ids.versionId}`);
+    await expectVisible(page.getByLabel('Billing:Currency'));
     await page.getByLabel('Search entries').focus();
     // Tab from the search field to the first editor (past the group's entry link), as a keyboard user would.
     for (let i = 0; i < 10; i++) {

@@ -11,8 +11,8 @@ interface PlanDialogProps {
   readonly title: string;
   readonly serviceId: string;
   readonly versionId: string;
-  /** The request, or why it cannot be made yet (shown instead of previewing). */
-  readonly request: () => PlanRequest | string;
+  /** The request, or why it cannot be made yet (shown instead of previewing); may wait (a file being read). */
+  readonly request: () => PlanRequest | string | Promise<PlanRequest | string>;
   /** The name of the applying button for `count` changes, e.g. "Restore 3 entries". */
   readonly applyLabel: (count: number) => string;
   /** Inputs that shape the request (a time, a file…); without them the dry run starts on opening. */
@@ -29,8 +29,11 @@ export function PlanDialog(props: PlanDialogProps) {
   const requested = useRef<PlanRequest | null>(null);
   const [hint, setHint] = useState<string | null>(null);
 
-  const runPreview = () => {
-    const request = props.request();
+  const [preparing, setPreparing] = useState(false);
+
+  const runPreview = async () => {
+    setPreparing(true);
+    const request = await Promise.resolve(props.request()).finally(() => setPreparing(false));
     apply.reset();
     if (typeof request === 'string') {
       setHint(request);
@@ -44,7 +47,7 @@ export function PlanDialog(props: PlanDialogProps) {
 
   // Without inputs there is nothing to choose: preview at once.
   useEffect(() => {
-    if (props.opened && !props.children) runPreview();
+    if (props.opened && !props.children) void runPreview();
     if (!props.opened) {
       preview.reset();
       apply.reset();
@@ -59,7 +62,11 @@ export function PlanDialog(props: PlanDialogProps) {
         {props.children}
         {props.children && (
           <Group>
-            <Button variant={plan ? 'default' : 'filled'} onClick={runPreview} loading={preview.isPending}>
+            <Button
+              variant={plan ? 'default' : 'filled'}
+              onClick={() => void runPreview()}
+              loading={preparing || preview.isPending}
+            >
               Preview
             </Button>
           </Group>

@@ -48,7 +48,7 @@ export function VersionTransferActions(props: {
   const [open, setOpen] = useState<'restore' | 'import' | null>(null);
   const [at, setAt] = useState('');
   const [file, setFile] = useState<File | null>(null);
-  const [content, setContent] = useState<string | null>(null);
+  const [reading, setReading] = useState<Promise<string> | null>(null);
   const [format, setFormat] = useState<ConfigFileFormat>('yaml');
   const [createMissing, setCreateMissing] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
@@ -119,10 +119,13 @@ export function VersionTransferActions(props: {
         title={`Import into ${version.versionLabel}`}
         serviceId={serviceId}
         versionId={version.id}
-        request={() => {
-          if (!file) return 'Choose a file to import.';
-          if (content === null) return 'The file is still being read: preview again in a moment.';
-          return { kind: 'file', format, content, createMissing };
+        request={async () => {
+          if (!file || !reading) return 'Choose a file to import.';
+          try {
+            return { kind: 'file', format, content: await reading, createMissing };
+          } catch (error) {
+            return `The file could not be read: ${error instanceof Error ? error.message : String(error)}`;
+          }
         }}
         applyLabel={(n) => `Apply ${n} ${n === 1 ? 'change' : 'changes'}`}
       >
@@ -132,8 +135,9 @@ export function VersionTransferActions(props: {
           value={file}
           onChange={(chosen) => {
             setFile(chosen);
-            setContent(null);
-            chosen?.text().then(setContent, setExportError);
+            const text = chosen ? chosen.text() : null;
+            text?.catch(() => undefined); // a read error is reported when previewing
+            setReading(text);
             const guessed = chosen ? formatOfName(chosen.name) : null;
             if (guessed) setFormat(guessed);
           }}
