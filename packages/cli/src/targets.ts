@@ -100,6 +100,7 @@ export async function entryIdOfKey(api: RestApi, service: Service, version: Vers
   if (current) return current.id;
   const tried = new Set<string>();
   let pageToken: string | null = null;
+  let searchedAll = false;
   for (let page = 0; page < AUDIT_PAGES_SEARCHED; page++) {
     const found: AuditPage = await api.json<AuditPage>('POST', '/api/auditlogs/search', {
       json: { serviceId: service.id, entityType: 'Entry', pageSize: 500, pageToken },
@@ -123,8 +124,14 @@ export async function entryIdOfKey(api: RestApi, service: Service, version: Vers
         );
       if (ofThisVersion) return record.entityId;
     }
-    if (!found.nextPageToken) break;
+    if (!found.nextPageToken) {
+      searchedAll = true;
+      break;
+    }
     pageToken = found.nextPageToken;
   }
-  throw new CliError(`No key ${key} in ${service.name} ${version.versionLabel}, now or in its history.`, EXIT.notFound);
+  const scope = searchedAll
+    ? 'now or in its history'
+    : `now or in the newest ${AUDIT_PAGES_SEARCHED * 500} changes of the service`;
+  throw new CliError(`No key ${key} in ${service.name} ${version.versionLabel}, ${scope}.`, EXIT.notFound);
 }
