@@ -189,8 +189,8 @@ export default tseslint.config(
     },
   },
   {
-    // The CLI ships on its own too: it talks to the server over REST and gRPC only, and compiles the
-    // generated protocol code into its package, as the SDK does.
+    // The CLI ships on its own too: it talks to the server over REST, and over gRPC only through the
+    // SDK (@realtime-config/client), which carries the generated protocol code.
     files: ['packages/cli/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'packages/cli/src/test-support/**'],
     rules: {
@@ -203,8 +203,8 @@ export default tseslint.config(
               message: 'The CLI never imports the server or the console.',
             },
             {
-              group: ['@realtime-config/protocol', '@realtime-config/protocol/*'],
-              message: 'Import the protocol by path (../../../protocol/src/index.js), so the package carries it.',
+              group: ['@realtime-config/protocol', '@realtime-config/protocol/*', '**/protocol/**'],
+              message: 'The CLI reaches gRPC through the SDK (@realtime-config/client), which carries the protocol.',
             },
           ],
         },
