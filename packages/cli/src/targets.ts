@@ -89,6 +89,19 @@ interface AuditPage {
 /** How far back `entryIdOfKey` looks for a deleted key: audit pages of 500 records. */
 const AUDIT_PAGES_SEARCHED = 20;
 
+/** Whether the version's history knows the entry (an entry of another version answers 404). */
+async function hasHistoryIn(api: RestApi, service: Service, version: Version, entryId: string): Promise<boolean> {
+  try {
+    await api.send('GET', `/api/configentries/${service.id}/${version.id}/${entryId}/history`, {
+      query: { pageSize: '1' },
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof CliError && error.exitCode === EXIT.notFound) return false;
+    throw error;
+  }
+}
+
 /**
  * The id of the entry that has (or had) this key in the version. A key deleted since is found in
  * the service's audit log, newest record first: the first of its entry ids the version's history
@@ -110,19 +123,7 @@ export async function entryIdOfKey(api: RestApi, service: Service, version: Vers
       if (tried.has(record.entityId) || !keys.some((k) => typeof k === 'string' && k.toLowerCase() === wanted))
         continue;
       tried.add(record.entityId);
-      // An entry of another version of the service (same key) has no history in this one: 404.
-      const ofThisVersion = await api
-        .send('GET', `/api/configentries/${service.id}/${version.id}/${record.entityId}/history`, {
-          query: { pageSize: '1' },
-        })
-        .then(
-          () => true,
-          (error: unknown) => {
-            if (error instanceof CliError && error.exitCode === EXIT.notFound) return false;
-            throw error;
-          },
-        );
-      if (ofThisVersion) return record.entityId;
+      if (await hasHistoryIn(api, service, version, record.entityId)) return record.entityId;
     }
     if (!found.nextPageToken) {
       searchedAll = true;

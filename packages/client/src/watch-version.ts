@@ -1,24 +1,25 @@
-import type { SecureClientSessionOptions } from 'node:http2';
+import type { ConnectOptions } from './connect.js';
 import { ConfigError } from './errors.js';
-import type { ConfigLogger } from './live-config.js';
-import type { ValueTypeName } from './schema.js';
+import type { ConfigSchema, ValueTypeName } from './schema.js';
+import { subscribeEvents } from './internal/calls.js';
 import { resolveWatchOptions } from './internal/options.js';
-import { microsFromTimestamp, timestampFromMicros, ValueType, type SubscriptionEvent } from './internal/protocol.js';
-import { callError, isPermanent, Rpc } from './internal/rpc.js';
+import { microsFromTimestamp, ValueType, type SubscriptionEvent } from './internal/protocol.js';
+import { isPermanent, Rpc } from './internal/rpc.js';
 import { sleep } from './internal/sleep.js';
 
 /** The state of a {@link watchVersion} stream, as `onStatus` reports it. */
 export type WatchStatus = 'live' | 'reconnecting';
 
 /**
- * Options of {@link watchVersion}. Connection options (`url`, `apiKey`, `token`, `tls`, `logger`,
- * `pollingInterval`, `signal`) mean what they mean for `connect`.
+ * Options of {@link watchVersion}. The connection options (`url`, `serviceId`, `pollingInterval`,
+ * `apiKey`, `token`, `signal`, `logger`, `tls`) mean what they mean for `connect`; aborting
+ * `signal` ends the iteration without an error, and `logger.warn` hears of each lost stream once
+ * per outage and cause.
  */
-export interface WatchOptions {
-  /** The server: `http://host:8080` (h2c) or `https://…` (TLS). */
-  readonly url: string;
-  /** The id (UUID) of the service. */
-  readonly serviceId: string;
+export interface WatchOptions extends Pick<
+  ConnectOptions<ConfigSchema>,
+  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls'
+> {
   /** The id (UUID) of the version to follow (not its label: watching registers nothing). */
   readonly versionId: string;
   /**
@@ -27,24 +28,12 @@ export interface WatchOptions {
    * @default undefined (every current value first)
    */
   readonly since?: Date;
-  /** Milliseconds to wait before each reconnect; no back-off is added. @default 5000 */
-  readonly pollingInterval?: number;
-  /** An API key of the service, sent as `authorization: Bearer <key>`. @default undefined */
-  readonly apiKey?: string;
-  /** A bearer token, or a function asked again when the server answers UNAUTHENTICATED. @default undefined */
-  readonly token?: string | (() => string | Promise<string>);
   /**
    * More request headers for every call, e.g. the `cookie` of a console session. Not together
    * with `apiKey`/`token` for `authorization`.
    * @default {}
    */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Aborting it ends the stream; the iteration then finishes without an error. @default undefined */
-  readonly signal?: AbortSignal;
-  /** Where a lost stream is reported (warn, once per outage and cause). @default console.warn */
-  readonly logger?: ConfigLogger;
-  /** TLS settings for an `https://` url (custom CA, client certificate). @default undefined */
-  readonly tls?: Pick<SecureClientSessionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
   /**
    * Called when the stream opens (`live`) and when it is lost (`reconnecting`, with the cause). A
    * function that throws is ignored.
@@ -134,41 +123,28 @@ export function watchVersion(options: WatchOptions): AsyncIterable<WatchedChange
       const rpc = new Rpc(resolved);
       let after = resolved.after;
       let lastReported: string | undefined;
-      let refreshed = false;
+      const onOpen = (): void => {
+        lastReported = undefined;
+        report('live');
+      };
       try {
         while (!stop.signal.aborted) {
-          let opened = false;
           try {
-            const request = {
-              serviceId: resolved.serviceId,
-              versionId: resolved.versionId,
-              timestamp: after === undefined ? undefined : timestampFromMicros(after),
-            };
-            const onHeader = (headers: Headers): void => {
-              if (headers.has('grpc-status')) return; // a trailers-only answer is a failure, not a stream
-              opened = true;
-              refreshed = false;
-              lastReported = undefined;
-              report('live');
-            };
-            for await (const event of rpc.client.startSubscribe(request, { signal: stop.signal, onHeader })) {
+            const request = { serviceId: resolved.serviceId, versionId: resolved.versionId, after };
+            for await (const event of subscribeEvents(rpc, request, stop.signal, onOpen)) {
               const changes = changesOf(event, after ?? 0);
               if (changes.length === 0) continue;
               after = Math.max(after ?? 0, ...changes.map((c) => c.timestampMicros));
               yield changes;
             }
-            throw new ConfigError('UNAVAILABLE', 'the server ended the stream');
+            throw new ConfigError('UNAVAILABLE', `StartSubscribe at ${resolved.url}: the server ended the stream`);
           } catch (error) {
             if (stop.signal.aborted) break;
-            // A refused token is refreshed once, at once; refused again, it is final.
-            if (!refreshed && rpc.refreshAfter(error)) {
-              refreshed = true;
-              continue;
-            }
-            const lost = callError(error, `StartSubscribe at ${resolved.url}`);
+            const lost = error instanceof ConfigError ? error : new ConfigError('INTERNAL', String(error));
             if (isPermanent(lost)) throw lost;
-            if (opened || lastReported === undefined) report('reconnecting', lost);
+            // One report per outage and cause, not one per attempt.
             if (lost.message !== lastReported) {
+              if (lastReported === undefined) report('reconnecting', lost);
               lastReported = lost.message;
               resolved.logger.warn(`realtime-config: ${lost.message}; reconnecting in ${resolved.pollingInterval} ms`);
             }

@@ -1,3 +1,4 @@
+import type { Locator, Page } from 'playwright-core';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function localInput(time: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${time.getFullYear()}-${p(time.getMonth() + 1)}-${p(time.getDate())}T${p(time.getHours())}:${p(time.getMinutes())}:${p(time.getSeconds())}`;
+}
+
+/** Ticks one key on the Compare screen, copies it after its preview, and closes the dialog. */
+async function copyOne(page: Page, differences: Locator, key: string, previewed: string): Promise<void> {
+  await differences.getByRole('checkbox', { name: `Copy ${key}` }).check();
+  await page.getByRole('button', { name: 'Copy selected values →' }).click();
+  const dialog = page.getByRole('dialog', { name: /^Copy 1 value/ });
+  await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText(previewed));
+  await dialog.getByRole('button', { name: 'Copy 1 value' }).click();
+  await expectVisible(dialog.getByRole('status'));
+  await dialog.getByRole('button', { name: 'Close' }).click();
 }
 
 describe('undo, restore and import in the console', () => {
@@ -128,12 +140,7 @@ describe('undo, restore and import in the console', () => {
     await expectVisible(table.getByRole('cell', { name: TIMEOUT, exact: true }));
     expect(page.url()).toContain(`target=${nextId}`);
 
-    await table.getByRole('checkbox', { name: `Copy ${TIMEOUT}` }).check();
-    await page.getByRole('button', { name: 'Copy selected values →' }).click();
-    const dialog = page.getByRole('dialog', { name: /^Copy 1 value/ });
-    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('10'));
-    await dialog.getByRole('button', { name: 'Copy 1 value' }).click();
-    await expectVisible(dialog.getByRole('status'));
+    await copyOne(page, table, TIMEOUT, '10');
     const copied = await storedEntries(admin, serviceId, nextId);
     expect([copied[TIMEOUT]?.rawValue, copied[PROVIDER]?.rawValue]).toEqual([
       (await stored())[TIMEOUT]?.rawValue,
@@ -141,16 +148,9 @@ describe('undo, restore and import in the console', () => {
     ]);
 
     // A key only in the base is created in the target, with its type and details (canAll).
-    await dialog.getByRole('button', { name: 'Close' }).click();
     await page.getByLabel('Base version').selectOption({ label: '1.1' });
     await page.getByLabel('Target version').selectOption({ label: '2.0' });
-    const toEmpty = page.getByRole('table', { name: 'Differences between 1.1 and 2.0' });
-    await toEmpty.getByRole('checkbox', { name: 'Copy Payments:Retries' }).check();
-    await page.getByRole('button', { name: 'Copy selected values →' }).click();
-    const creating = page.getByRole('dialog', { name: /^Copy 1 value/ });
-    await expectVisible(creating.getByRole('table', { name: 'Changes of the preview' }).getByText('3'));
-    await creating.getByRole('button', { name: 'Copy 1 value' }).click();
-    await expectVisible(creating.getByRole('status'));
+    await copyOne(page, page.getByRole('table', { name: 'Differences between 1.1 and 2.0' }), 'Payments:Retries', '3');
     const created = await storedEntries(admin, serviceId, empty);
     expect(Object.keys(created)).toEqual(['Payments:Retries']);
     expect(created['Payments:Retries']).toMatchObject({ rawValue: '3', generation: 1 });

@@ -21,9 +21,9 @@ export interface PrintedChange {
 function credentialOf(
   credential: Credential,
   apiKey: string | undefined,
-): { apiKey?: string; headers?: Record<string, string> } {
+): { apiKey?: string; token?: string; headers?: Record<string, string> } {
   if (apiKey) return { apiKey };
-  if (credential && 'token' in credential) return { apiKey: credential.token };
+  if (credential && 'token' in credential) return { token: credential.token };
   if (credential && 'cookie' in credential) return { headers: { cookie: credential.cookie } };
   return {};
 }

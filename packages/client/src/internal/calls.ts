@@ -98,38 +98,39 @@ export async function registerAndLoad(
   return { versionId, created, entries };
 }
 
-export interface StreamHandlers {
-  /** The server accepted the stream (response headers arrived). */
-  onOpen(): void;
-  /** One SubscriptionEvent, as entries. */
-  onEvent(entries: RemoteEntry[]): void;
-}
-
 /**
- * One StartSubscribe call, from request to end: every change after `after` (µs; undefined for all
- * of them). Resolves when the server ends the stream, rejects with a ConfigError when it fails.
+ * One StartSubscribe call, from request to end: every SubscriptionEvent after `after` (µs; undefined
+ * for every current value first), as the server sends them. `onOpen` is called when the server
+ * accepts the stream (response headers, not a trailers-only refusal). A refused token is asked for
+ * again once, when nothing was received yet. Ends when the server ends the stream; fails with a
+ * ConfigError naming the call.
  */
-export async function streamChanges(
+export async function* subscribeEvents(
   rpc: Rpc,
   request: { readonly serviceId: string; readonly versionId: string; readonly after: number | undefined },
   signal: AbortSignal,
-  handlers: StreamHandlers,
-): Promise<void> {
+  onOpen: () => void,
+): AsyncGenerator<SubscriptionEvent> {
   const message = {
     serviceId: request.serviceId,
     versionId: request.versionId,
     timestamp: request.after === undefined ? undefined : timestampFromMicros(request.after),
   };
   const onHeader = (headers: Headers): void => {
-    if (!headers.has('grpc-status')) handlers.onOpen(); // a trailers-only answer is a failure, not a stream
+    if (!headers.has('grpc-status')) onOpen(); // a trailers-only answer is a failure, not a stream
   };
-  try {
-    await rpc.withFreshToken(async () => {
+  for (let refreshed = false; ; refreshed = true) {
+    let received = false;
+    try {
       for await (const event of rpc.client.startSubscribe(message, { signal, onHeader })) {
-        handlers.onEvent(event.events.map(remoteEntryOf));
+        received = true;
+        yield event;
       }
-    });
-  } catch (error) {
-    throw callError(error, `StartSubscribe at ${rpc.options.url}`);
+      return;
+    } catch (error) {
+      if (refreshed || received || !rpc.refreshAfter(error)) {
+        throw callError(error, `StartSubscribe at ${rpc.options.url}`);
+      }
+    }
   }
 }

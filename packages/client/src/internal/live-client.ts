@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { ConfigStatus } from '../live-config.js';
 import { CacheWriter, readCache, type CachedSnapshot } from './cache-file.js';
-import { registerAndLoad, streamChanges, type LoadedVersion } from './calls.js';
+import { registerAndLoad, remoteEntryOf, subscribeEvents, type LoadedVersion } from './calls.js';
 import { ConfigState, type Applied, type RemoteEntry, type ValueChange } from './config-state.js';
 import { Listeners } from './listeners.js';
 import type { ResolvedOptions } from './options.js';
@@ -169,10 +169,9 @@ export class LiveClient {
           register = false;
         }
         const request = { ...this.options, versionId: this.currentVersionId, after: this.state.lastTimestamp };
-        await streamChanges(this.rpc, request, signal, {
-          onOpen: () => this.onOpen(),
-          onEvent: (entries) => this.onEvent(entries),
-        });
+        for await (const event of subscribeEvents(this.rpc, request, signal, () => this.onOpen())) {
+          this.onEvent(event.events.map(remoteEntryOf));
+        }
         this.onLost(
           new ConfigError('UNAVAILABLE', `StartSubscribe at ${this.options.url}: the server ended the stream`),
         );

@@ -98,10 +98,7 @@ export class Rpc {
     try {
       return await call();
     } catch (error) {
-      if (!this.credentials?.refreshable || !(error instanceof ConnectError) || error.code !== Code.Unauthenticated) {
-        throw error;
-      }
-      this.credentials.invalidate();
+      if (!this.refreshAfter(error)) throw error;
       return call();
     }
   }
