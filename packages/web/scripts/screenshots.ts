@@ -82,7 +82,7 @@ try {
 
   const shot = async (page: Page, name: string, scheme: string) => {
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(out, `${name}-${scheme}.png`) });
+    await page.screenshot({ path: path.join(out, `${name}-${scheme}.png`), animations: 'disabled' });
   };
   for (const scheme of ['light', 'dark'] as const) {
     const page = await ui.window({ colorScheme: scheme, reducedMotion: true });
