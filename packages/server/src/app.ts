@@ -30,6 +30,7 @@ import { createMetrics, opsRoutes, type Metrics } from './features/ops/index.js'
 import {
   ConfigCalls,
   createChangeHub,
+  CredentialRechecks,
   createGrpcAuthorizer,
   createGrpcGateway,
   createLocalChangeFeed,
@@ -103,6 +104,8 @@ export interface App {
  */
 const MAX_BUFFERED_BYTES_PER_STREAM = 8 * 1024 * 1024;
 const SESSION_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** How often open streams check that their credentials still stand: a revoked key ends them within this. */
+const CREDENTIAL_RECHECK_MS = 2000;
 const SHUTTING_DOWN = 'The server is shutting down; reconnect.';
 
 /**
@@ -192,9 +195,13 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   await fastify.register(webConsole, { config });
   await fastify.ready();
 
+  const rechecks = new CredentialRechecks(CREDENTIAL_RECHECK_MS, logger);
   const subscriptions = new Subscriptions(uow, hub, {
-    onDelivered: (events) => metrics.eventsDelivered.inc(events),
-    onDropped: () => metrics.subscribersDropped.inc(),
+    rechecks,
+    metrics: {
+      onDelivered: (events) => metrics.eventsDelivered.inc(events),
+      onDropped: () => metrics.subscribersDropped.inc(),
+    },
   });
   metrics.countOpenSubscriptionsWith(() => subscriptions.count);
   const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
@@ -284,6 +291,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
       stopStarting.abort();
       await starting?.catch(() => undefined);
       subscriptions.closeAll(SHUTTING_DOWN);
+      rechecks.close();
       grpc.shutdown();
       snapshots.close();
       await authProvider.close();

@@ -3,6 +3,7 @@ import fastifySession from '@fastify/session';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../../platform/errors.js';
+import { isCrossOrigin } from '../../platform/http/same-origin.js';
 import type { Claims, Identity, PolicyName } from './identity.js';
 
 export type RoutePolicy = 'public' | 'authenticated' | PolicyName;
@@ -27,6 +28,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route. Every route under /api must say. */
     policy?: RoutePolicy;
+    /** The route takes posts from other sites by design (an identity provider's SAML form post). */
+    crossOrigin?: boolean;
   }
 }
 
@@ -47,6 +50,8 @@ export interface AuthPluginOptions {
 }
 
 export const SESSION_COOKIE = 'rc_session';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Sessions, identity resolution and the policy check. Runs in onRequest, before the body is parsed
@@ -91,6 +96,21 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
       route.url !== '/api/openapi.json'
     ) {
       throw new Error(`Route ${route.method.toString()} ${route.url} does not declare its policy`);
+    }
+  });
+
+  // A page of another origin can make the browser send a form or a text/plain body with the user's
+  // cookie; SameSite=Lax does not stop another port of the same host. Such requests change nothing.
+  // A bearer token cannot be attached by a foreign page (it would need CORS, which is never granted).
+  app.addHook('onRequest', async (request) => {
+    if (SAFE_METHODS.has(request.method) || request.headers.authorization !== undefined) return;
+    if (request.routeOptions.config.crossOrigin) return;
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    if (isCrossOrigin({ origin: header('origin'), fetchSite: header('sec-fetch-site'), host: request.host })) {
+      throw AppError.forbidden('Requests from another origin may not change anything with the session cookie.');
     }
   });
 

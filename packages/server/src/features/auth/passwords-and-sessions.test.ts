@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../test-support/test-databases.js';
-import { ApiClient, startTestServer, type ApiResponse, type TestServer } from '../../test-support/test-server.js';
+import {
+  ADMIN_PASSWORD,
+  ApiClient,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../../test-support/test-server.js';
 
 function expectBadField(res: ApiResponse<any>, field: string): void {
   expect(res.status).toBe(400);
@@ -223,9 +229,24 @@ describe('failed sign-in limits across usernames and across addresses', () => {
     expect((await from('10.0.0.2', 'spray-target', 'spray-target-password-1')).status).toBe(200);
   });
 
-  it('limits one username guessed from many addresses, not other usernames', async () => {
+  it('limits one username guessed from many addresses at the addresses that failed, never locking the user out', async () => {
     for (let i = 0; i < 6; i++) expect((await from(`10.1.0.${i + 1}`, 'guess-target', `guess-${i}`)).status).toBe(401);
-    expect((await from('10.1.0.99', 'guess-target', 'guess-target-password-1')).status).toBe(429);
+    // Every address that took part is refused, even with the right password…
+    expect((await from('10.1.0.1', 'guess-target', 'guess-target-password-1')).status).toBe(429);
+    expect((await from('10.1.0.6', 'guess-target', 'guess-target-password-1')).status).toBe(429);
+    // …while the user, from an address that has not failed, still signs in.
+    expect((await from('10.1.0.99', 'guess-target', 'guess-target-password-1')).status).toBe(200);
+    // A fresh address gets its attempt; a wrong one makes it a failed address, refused from then on.
+    expect((await from('10.1.0.100', 'guess-target', 'guess-7')).status).toBe(401);
+    expect((await from('10.1.0.100', 'guess-target', 'guess-target-password-1')).status).toBe(429);
     expect((await from('10.1.0.99', 'spray-target', 'spray-target-password-1')).status).toBe(200);
+  });
+
+  it('keeps the admin able to sign in from a clean address after a spray of failures for "admin" from many others', async () => {
+    for (let i = 0; i < 10; i++) expect((await from(`10.2.0.${i + 1}`, 'admin', `wrong-${i}`)).status).toBe(401);
+    expect((await from('10.2.0.1', 'admin', ADMIN_PASSWORD)).status).toBe(429);
+    const signedIn = await from('10.2.9.9', 'admin', ADMIN_PASSWORD);
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.getSetCookie().length).toBeGreaterThan(0);
   });
 });

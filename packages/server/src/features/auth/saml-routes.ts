@@ -67,7 +67,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlRoutesOptions> = async (a
   app.post(
     `${modulePath}/Acs`,
     {
-      config: { policy: 'public' },
+      config: { policy: 'public', crossOrigin: true },
       schema: {
         tags,
         summary: 'Assertion consumer service: the identity provider posts the SAML response here',
@@ -126,7 +126,10 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlRoutesOptions> = async (a
   );
   app.post(
     `${modulePath}/Logout`,
-    { config: { policy: 'public' }, schema: { tags, summary: 'Sign out (and at the identity provider)' } },
+    {
+      config: { policy: 'public', crossOrigin: true },
+      schema: { tags, summary: 'Sign out (and at the identity provider)' },
+    },
     async (request, reply) => reply.redirect(await logout(request, fromIdp(request.body)), 302),
   );
 };

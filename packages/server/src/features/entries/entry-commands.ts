@@ -3,7 +3,8 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/index.js';
-import { actorOf, hasPolicy, type Actor, type Identity } from '../auth/index.js';
+import { requireServiceAccess, userCaller } from '../access/index.js';
+import { actorOf, type Actor, type Identity } from '../auth/index.js';
 import { entryChangeOf } from '../realtime/index.js';
 import type { EntryMetadata, EntryRecord } from './entry-store.js';
 import { checkKey, checkValue } from './value-types.js';
@@ -96,12 +97,7 @@ export class EntryCommands {
     return this.uow.write(async (ctx) => {
       // Taking the clock first checks the version and locks it, so the generation checks below cannot race.
       const timestamp = await this.tick(ctx, serviceId, versionId);
-      if (!hasPolicy(identity, 'canAll')) {
-        const userIds = [identity.id, ...(identity.email ? [identity.email] : [])];
-        if (!(await ctx.services.hasAnyMember(serviceId, userIds))) {
-          throw AppError.forbidden('Only members of this service may set its values.');
-        }
-      }
+      await requireServiceAccess(ctx, userCaller(identity), serviceId, 'write');
       const found = new Map((await ctx.entries.getManyLive(versionId, [...seen])).map((e) => [e.id, e]));
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
       if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);

@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/index.js';
+import { requireServiceAccess, userCaller } from '../access/index.js';
 import { actorOf, hasPolicy, type Identity } from '../auth/index.js';
 import type { EntryChange } from '../realtime/index.js';
 import type { NewEntry } from './entry-commands.js';
@@ -136,13 +137,8 @@ export class EntryPlans {
       if (!(await ctx.versions.get(serviceId, versionId))) {
         throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
       }
+      await requireServiceAccess(ctx, userCaller(identity), serviceId, 'write');
       const canAll = hasPolicy(identity, 'canAll');
-      if (
-        !canAll &&
-        !(await ctx.services.hasAnyMember(serviceId, [identity.id, ...(identity.email ? [identity.email] : [])]))
-      ) {
-        throw AppError.forbidden('Only members of this service may change its values.');
-      }
       // Taking the clock first locks the version: nothing changes between the plan and its writes.
       const timestamp = await ctx.versions.advanceClock(versionId, this.clock.nowMicros());
       if (timestamp === undefined) throw AppError.notFound(`Version ${versionId} was not found.`);

@@ -13,8 +13,9 @@ import {
 } from '@realtime-config/protocol';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError } from '../../platform/errors.js';
+import { actorOfCaller, requireServiceAccess, type Caller, type ServiceAction } from '../access/index.js';
 import type { VersionRegistration } from '../versions/index.js';
-import type { GrpcAuthorizer, GrpcCredentials } from './grpc-authorizer.js';
+import { sameCaller, type GrpcAuthorizer, type GrpcCredentials } from './grpc-authorizer.js';
 import { parseSubscribeRequest, requireLabel, requireUuid, type ParsedSubscribeRequest } from './subscribe-request.js';
 import type { VersionSnapshots } from './version-snapshots.js';
 
@@ -22,18 +23,37 @@ export interface ConfigCallDependencies {
   readonly uow: UnitOfWork;
   readonly snapshots: VersionSnapshots;
   readonly registration: VersionRegistration;
-  /** Checks each call's credentials (Grpc:RequireAuthentication) and names its actor for the audit log. */
+  /** Resolves each call's credentials (Grpc:RequireAuthentication) to its caller. */
   readonly authorizer: GrpcAuthorizer;
   /** False while the server waits for its database: calls answer UNAVAILABLE. */
   readonly isStarted: () => boolean;
 }
 
+/** A StartSubscribe request checked and authorized, with the check its stream repeats while open. */
+export interface AuthorizedSubscription extends ParsedSubscribeRequest {
+  /**
+   * Checks again that the stream's credentials still stand (an API key not revoked, a session not
+   * ended, a membership not removed); throws UNAUTHENTICATED or PERMISSION_DENIED when not.
+   * Null for an anonymous stream: there is nothing to revoke.
+   */
+  readonly recheck: (() => Promise<void>) | null;
+  /** Streams with equal keys share one recheck. */
+  readonly credentialKey: string;
+}
+
 /**
  * What each RPC does, whatever carries it: the native HTTP/2 path and Connect-ES (gRPC-Web,
- * Connect) both call these. Requests are validated first, then authorized for the service they name.
+ * Connect) both call these. Requests are validated first, then authorized for the service they name
+ * by the same rule the REST API applies (`requireServiceAccess`).
  */
 export class ConfigCalls {
   constructor(private readonly deps: ConfigCallDependencies) {}
+
+  private async authorize(credentials: GrpcCredentials, serviceId: string, action: ServiceAction): Promise<Caller> {
+    const caller = await this.deps.authorizer.callerOf(credentials);
+    await requireServiceAccess(this.deps.uow.read, caller, serviceId, action);
+    return caller;
+  }
 
   private requireStarted(): void {
     if (!this.deps.isStarted())
@@ -44,7 +64,7 @@ export class ConfigCalls {
     this.requireStarted();
     requireUuid('service_id', request.serviceId);
     requireLabel(request.version);
-    await this.deps.authorizer.authorize(credentials, request.serviceId);
+    await this.authorize(credentials, request.serviceId, 'read');
     return { serviceId: request.serviceId.toLowerCase(), label: request.version };
   }
 
@@ -74,9 +94,9 @@ export class ConfigCalls {
   async createVersion(request: CreateVersionRequest, credentials: GrpcCredentials): Promise<CreateVersionResponse> {
     this.requireStarted();
     requireUuid('service_id', request.serviceId);
-    const actor = await this.deps.authorizer.authorize(credentials, request.serviceId);
+    const caller = await this.authorize(credentials, request.serviceId, 'register');
     const versionId = await this.deps.registration.register(
-      actor,
+      actorOfCaller(caller),
       request.serviceId.toLowerCase(),
       request.version,
       request.classes.map((c) => ({
@@ -99,9 +119,21 @@ export class ConfigCalls {
   async subscribeRequest(
     request: StartSubscribeRequest,
     credentials: GrpcCredentials,
-  ): Promise<ParsedSubscribeRequest> {
+  ): Promise<AuthorizedSubscription> {
+    this.requireStarted();
     const parsed = parseSubscribeRequest(request);
-    await this.deps.authorizer.authorize(credentials, parsed.serviceId);
-    return parsed;
+    const caller = await this.authorize(credentials, parsed.serviceId, 'read');
+    const recheck =
+      caller.kind === 'anonymous'
+        ? null
+        : async () => {
+            const again = await this.deps.authorizer.callerOf(credentials);
+            if (!sameCaller(caller, again)) {
+              throw AppError.unauthenticated('The credentials of this stream were revoked or have expired.');
+            }
+            await requireServiceAccess(this.deps.uow.read, again, parsed.serviceId, 'read');
+          };
+    const credentialKey = [credentials.authorization ?? '', credentials.cookie ?? '', parsed.serviceId].join('\n');
+    return { ...parsed, recheck, credentialKey };
   }
 }

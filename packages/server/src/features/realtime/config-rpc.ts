@@ -3,7 +3,7 @@ import { ConnectError, type ConnectRouter, type HandlerContext } from '@connectr
 import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '@realtime-config/protocol';
 import type { ConfigCalls } from './config-calls.js';
 import type { EventBatch } from './event-batch.js';
-import type { GrpcCredentials } from './grpc-authorizer.js';
+import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
 
@@ -15,11 +15,19 @@ export interface ConfigRpcDependencies {
   readonly maxBufferedBytes: number;
 }
 
+/** Connect-ES strips HTTP/2's `:authority`; the request URL it builds from it names the host. */
 function credentialsOf(context: HandlerContext): GrpcCredentials {
-  return {
-    authorization: context.requestHeader.get('authorization') ?? undefined,
-    cookie: context.requestHeader.get('cookie') ?? undefined,
-  };
+  return credentialsFrom((name) =>
+    name === 'host' ? hostOf(context.url) : (context.requestHeader.get(name) ?? undefined),
+  );
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -56,7 +64,10 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
         try {
           if (context.signal.aborted) onAbort();
           const subscription = await guard(() =>
-            subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue),
+            subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue, {
+              key: parsed.credentialKey,
+              recheck: parsed.recheck,
+            }),
           );
           try {
             for (;;) {
@@ -93,7 +104,7 @@ class BatchQueue implements SubscriberSink {
     return true;
   }
 
-  end(code: 'NOT_FOUND' | 'UNAVAILABLE', message: string): void {
+  end(code: Parameters<SubscriberSink['end']>[0], message: string): void {
     this.finish(new ConnectError(message, grpcStatusOf(code) as Code));
   }
 

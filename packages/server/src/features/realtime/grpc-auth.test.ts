@@ -222,6 +222,72 @@ describe.each(databaseKinds)('gRPC with Grpc:RequireAuthentication on %s', (kind
     );
   });
 
+  it('ends open streams (native and Connect) with UNAUTHENTICATED once their API key is deleted', async () => {
+    const doomed = await createKey(serviceId, 'deleted while streaming');
+    const header = `Bearer ${doomed.key}`;
+    const native = grpcClient.subscribe({ serviceId, versionId }, metadataOf(header));
+    const connect = new ConnectStream<SubscriptionEvent>((signal) =>
+      connectClient.startSubscribe({ serviceId, versionId }, { signal, headers: { authorization: header } }),
+    );
+    try {
+      await native.until((s) => s.events.length > 0);
+      await connect.until((s) => s.messages.length > 0);
+      expect((await admin.delete(`/api/services/${serviceId}/apikeys/${doomed.id}`)).status).toBe(204);
+      await native.until((s) => s.status !== undefined);
+      await connect.done;
+      expect(native.status?.code).toBe(UNAUTHENTICATED);
+      expect(connect.error?.code).toBe(Code.Unauthenticated);
+      // A change made afterwards reaches neither.
+      const seen = [native.events.length, connect.messages.length];
+      const entry = (await entriesByKey(admin, serviceId, versionId)).Greeting!;
+      await setValue(admin, serviceId, versionId, entry, 'after the key was deleted');
+      await server.flushChanges();
+      expect([native.events.length, connect.messages.length]).toEqual(seen);
+    } finally {
+      native.cancel();
+      await connect.cancel();
+    }
+  });
+
+  it('refuses CreateVersion to a developer who is not a member of the service, over native gRPC and Connect', async () => {
+    const outsider = await server.userWithRole('grpc-outsider', 'developer');
+    const cookie = outsider.sessionCookie ?? '';
+    const nativeMetadata = new grpc.Metadata();
+    nativeMetadata.set('cookie', cookie);
+    const register = (version: string) => ({ serviceId, version, classes });
+    expect(await grpcCode(grpcClient.createVersion(register('outsider-native'), nativeMetadata))).toBe(
+      PERMISSION_DENIED,
+    );
+    expect(await connectCode(connectClient.createVersion(register('outsider-connect'), { headers: { cookie } }))).toBe(
+      PERMISSION_DENIED,
+    );
+    // Reading stays open to every canChange user, as over REST.
+    expect(await grpcCode(grpcClient.getConfig({ serviceId, version: '1.0.0' }, nativeMetadata))).toBe(OK);
+    const versions = JSON.stringify((await admin.get(`/api/configversions/${serviceId}`)).body);
+    expect(versions).not.toContain('outsider-');
+
+    // Once a member, the same session registers.
+    expect((await admin.post(`/api/services/${serviceId}/members`, { userId: 'grpc-outsider' })).status).toBe(201);
+    expect(await grpcCode(grpcClient.createVersion(register('member-native'), nativeMetadata))).toBe(OK);
+    expect(await connectCode(connectClient.createVersion(register('member-connect'), { headers: { cookie } }))).toBe(
+      OK,
+    );
+    const audit = await admin.post('/api/auditlogs/search', { serviceId, entityType: 'Version' });
+    expect(audit.body.entities[0]).toMatchObject({ userId: 'grpc-outsider', action: 'Created' });
+  });
+
+  it('ignores a session cookie sent from another origin', async () => {
+    const developer = await server.userWithRole('cross-origin-dev', 'developer');
+    const cookie = developer.sessionCookie ?? '';
+    const call = (headers: Record<string, string>) =>
+      connectCode(connectClient.getConfig({ serviceId, version: '1.0.0' }, { headers: { cookie, ...headers } }));
+    expect(await call({ origin: server.baseUrl })).toBe(OK);
+    expect(await call({ 'sec-fetch-site': 'same-origin' })).toBe(OK);
+    expect(await call({ origin: 'http://127.0.0.1:1' })).toBe(UNAUTHENTICATED);
+    expect(await call({ 'sec-fetch-site': 'same-site', origin: server.baseUrl })).toBe(UNAUTHENTICATED);
+    expect(await call({ 'sec-fetch-site': 'cross-site' })).toBe(UNAUTHENTICATED);
+  });
+
   it("accepts the web console's session cookie over gRPC-Web and Connect: canChange users only, never after sign-out", async () => {
     const developer = await server.userWithRole('console-dev', 'developer');
     const noRole = await server.userWithRole('console-none', 'developer');
@@ -292,6 +358,38 @@ describe('gRPC with Grpc:RequireAuthentication=false (the shipped quick start)',
     const admin = await server.admin();
     const audit = await admin.post('/api/auditlogs/search', { serviceId, entityType: 'Version' });
     expect(audit.body.entities[0]).toMatchObject({ userId: 'client-sdk' });
+  });
+});
+
+describe('gRPC with Grpc:RequireAuthentication=false and a presented API key', () => {
+  it('counts the key while it is valid and ends its open stream once it is deleted', async () => {
+    const server = await startTestServer();
+    const grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);
+    try {
+      const admin = await server.admin();
+      const serviceId = (await admin.post('/api/services', { name: 'open with key' })).body.id as string;
+      const otherId = (await admin.post('/api/services', { name: 'open other' })).body.id as string;
+      const created = await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'app' });
+      const header = metadataOf(`Bearer ${created.body.key}`);
+      const { versionId } = await grpcClient.createVersion({ serviceId, version: '1.0.0', classes }, header);
+      // The key acts for its own service only, even where no credentials are needed.
+      expect(await grpcCode(grpcClient.getConfig({ serviceId: otherId, version: '1.0.0' }, header))).toBe(
+        PERMISSION_DENIED,
+      );
+      const audit = await admin.post('/api/auditlogs/search', { serviceId, entityType: 'Version' });
+      expect(audit.body.entities[0]).toMatchObject({ userId: `apikey:${created.body.id}` });
+
+      const stream = grpcClient.subscribe({ serviceId, versionId }, header);
+      await stream.until((s) => s.events.length > 0);
+      expect((await admin.delete(`/api/services/${serviceId}/apikeys/${created.body.id}`)).status).toBe(204);
+      await stream.until((s) => s.status !== undefined);
+      expect(stream.status?.code).toBe(UNAUTHENTICATED);
+      // Without the key the same calls are anonymous again.
+      expect(await grpcCode(grpcClient.getConfig({ serviceId, version: '1.0.0' }))).toBe(OK);
+    } finally {
+      grpcClient.close();
+      await server.close();
+    }
   });
 });
 

@@ -1,22 +1,41 @@
+import type { IncomingHttpHeaders } from 'node:http2';
 import { AppError } from '../../platform/errors.js';
-import { API_KEY_PREFIX, apiKeyActor, type ApiKeys } from '../auth/index.js';
-import { actorOf, type Actor, type Identity } from '../auth/index.js';
+import { isCrossOrigin, type RequestOrigin } from '../../platform/http/same-origin.js';
+import { anonymousCaller, type Caller } from '../access/index.js';
+import { API_KEY_PREFIX, type ApiKeys, type Identity } from '../auth/index.js';
 
 /** What a call may present: a bearer token or API key, or the web console's session cookie. */
-export interface GrpcCredentials {
+export interface GrpcCredentials extends RequestOrigin {
   readonly authorization?: string | undefined;
+  /** Counts only for calls from the console's own origin (see RequestOrigin). */
   readonly cookie?: string | undefined;
 }
 
-/** Decides who makes a gRPC call, for the request's service; throws UNAUTHENTICATED or PERMISSION_DENIED. */
+/** Credentials of a call from its HTTP headers, whatever transport carried it. */
+export function credentialsFrom(header: (name: string) => string | undefined): GrpcCredentials {
+  return {
+    authorization: header('authorization'),
+    cookie: header('cookie'),
+    origin: header('origin'),
+    fetchSite: header('sec-fetch-site'),
+    host: header('host'),
+  };
+}
+
+/** Credentials of a native HTTP/2 call (a repeated header counts by its first value). */
+export function credentialsOfHeaders(headers: IncomingHttpHeaders): GrpcCredentials {
+  return credentialsFrom((name) => {
+    const value = name === 'host' ? (headers[':authority'] ?? headers.host) : headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
+}
+
+/** Decides who makes a gRPC call; throws UNAUTHENTICATED when credentials are needed and not valid. */
 export interface GrpcAuthorizer {
-  authorize(credentials: GrpcCredentials, serviceId: string): Promise<Actor>;
+  callerOf(credentials: GrpcCredentials): Promise<Caller>;
   /** Refuses at once a call that carries no credential at all where one is needed, before its message is read. */
   requirePresent(credentials: GrpcCredentials): void;
 }
-
-/** Who registers versions when gRPC needs no credentials: the client SDK, as before API keys. */
-export const ANONYMOUS_CLIENT: Actor = Object.freeze({ userId: 'client-sdk', userName: 'client SDK' });
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 const MISSING_CREDENTIALS = 'This call needs "authorization: Bearer <API key or token>".';
@@ -31,33 +50,48 @@ export interface GrpcAuthorizerOptions {
   readonly sessionIdentity?: (cookieHeader: string | undefined) => Promise<Identity | null>;
 }
 
+/**
+ * The caller of a gRPC call. A presented API key, bearer token or console session counts whenever
+ * it is valid; without Grpc:RequireAuthentication an absent or unusable one leaves the call
+ * anonymous (as the SDKs without credentials expect), with it the call answers UNAUTHENTICATED.
+ */
 export function createGrpcAuthorizer(options: GrpcAuthorizerOptions): GrpcAuthorizer {
-  if (!options.required) return { authorize: () => Promise.resolve(ANONYMOUS_CLIENT), requirePresent: () => undefined };
-  const { apiKeys, verifyBearer, sessionIdentity } = options;
+  const { required, apiKeys, verifyBearer, sessionIdentity } = options;
+
+  const presented = async (credentials: GrpcCredentials): Promise<Caller | string> => {
+    const { authorization } = credentials;
+    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    if (!token) {
+      const cookie = isCrossOrigin(credentials) ? undefined : credentials.cookie;
+      const identity = sessionIdentity ? await sessionIdentity(cookie) : null;
+      return identity ? { kind: 'user', identity } : MISSING_CREDENTIALS;
+    }
+    if (token.startsWith(API_KEY_PREFIX)) {
+      const key = await apiKeys.authenticate(token);
+      return key ? { kind: 'apiKey', key } : 'The API key is not valid or has been revoked.';
+    }
+    const identity = verifyBearer ? await verifyBearer(token) : null;
+    if (!identity) return 'The bearer token is not valid.';
+    return identity.policies.length > 0 ? { kind: 'user', identity } : { kind: 'application', identity };
+  };
+
   return {
     requirePresent({ authorization, cookie }) {
-      if (!authorization && !cookie) throw AppError.unauthenticated(MISSING_CREDENTIALS);
+      if (required && !authorization && !cookie) throw AppError.unauthenticated(MISSING_CREDENTIALS);
     },
-    async authorize({ authorization, cookie }, serviceId) {
-      const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-      if (!token) {
-        const identity = sessionIdentity ? await sessionIdentity(cookie) : null;
-        if (!identity) throw AppError.unauthenticated(MISSING_CREDENTIALS);
-        // The console's live view: a signed-in user who may read and change values.
-        if (!identity.policies.includes('canChange')) throw AppError.forbidden('This call needs the canChange policy.');
-        return actorOf(identity);
-      }
-      if (token.startsWith(API_KEY_PREFIX)) {
-        const key = await apiKeys.authenticate(token);
-        if (!key) throw AppError.unauthenticated('The API key is not valid or has been revoked.');
-        if (key.serviceId !== serviceId.toLowerCase()) {
-          throw AppError.forbidden('The API key belongs to another service.');
-        }
-        return apiKeyActor(key);
-      }
-      const identity = verifyBearer ? await verifyBearer(token) : null;
-      if (!identity) throw AppError.unauthenticated('The bearer token is not valid.');
-      return actorOf(identity);
+    async callerOf(credentials) {
+      if (!required && !credentials.authorization && !credentials.cookie) return anonymousCaller;
+      const caller = await presented(credentials);
+      if (typeof caller !== 'string') return caller;
+      if (required) throw AppError.unauthenticated(caller);
+      return anonymousCaller;
     },
   };
+}
+
+/** True when two resolutions of one stream's credentials stand for the same caller. */
+export function sameCaller(a: Caller, b: Caller): boolean {
+  if (a.kind === 'apiKey') return b.kind === 'apiKey' && b.key.id === a.key.id;
+  if (a.kind === 'user' || a.kind === 'application') return b.kind === a.kind && b.identity.id === a.identity.id;
+  return b.kind === 'anonymous';
 }

@@ -20,7 +20,7 @@ export function toConnectError(error: unknown, logger: Logger): ConnectError {
 
 /** gRPC status number and message for trailers, from an error code of ours. */
 export function grpcStatusOf(
-  code: 'NOT_FOUND' | 'UNAVAILABLE' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'UNAUTHENTICATED',
+  code: 'NOT_FOUND' | 'UNAVAILABLE' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'UNAUTHENTICATED' | 'PERMISSION_DENIED',
 ): number {
   return errorTable[code].grpcCode;
 }

@@ -2,6 +2,7 @@
 export { createLocalChangeFeed, type ChangeFeed } from './change-feed.js';
 export { createChangeHub, entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
 export { ConfigCalls } from './config-calls.js';
+export { CredentialRechecks } from './credential-rechecks.js';
 export { versionDeletionNotice } from './deletion-notice.js';
 export { createGrpcAuthorizer } from './grpc-authorizer.js';
 export { createGrpcGateway } from './grpc-gateway.js';

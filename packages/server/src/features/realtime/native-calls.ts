@@ -8,7 +8,7 @@ import {
   IsVersionExistResponseSchema,
 } from '@realtime-config/protocol';
 import type { ConfigCalls } from './config-calls.js';
-import type { GrpcCredentials } from './grpc-authorizer.js';
+import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcFrame, NativeGrpcCall, type NativeLogger } from './native-grpc.js';
 
 /** GetConfig, IsVersionExists and StartSubscribe requests are a few dozen bytes. */
@@ -33,7 +33,7 @@ function serveUnary<I extends DescMessage>(
   answer: (request: MessageShape<I>, credentials: GrpcCredentials) => Promise<Uint8Array>,
 ): void {
   const call = new NativeGrpcCall(stream, options.logger, headers['grpc-encoding']);
-  const credentials: GrpcCredentials = { authorization: headers.authorization, cookie: headers.cookie };
+  const credentials = credentialsOfHeaders(headers);
   void (async () => {
     try {
       options.requireCredentials(credentials);

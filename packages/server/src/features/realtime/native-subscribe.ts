@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import { StartSubscribeRequestSchema } from '@realtime-config/protocol';
 import type { EventBatch } from './event-batch.js';
-import type { GrpcCredentials } from './grpc-authorizer.js';
+import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
 import { NativeGrpcCall } from './native-grpc.js';
 import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';
@@ -45,6 +45,7 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
         parsed.versionId,
         parsed.afterTimestamp,
         this,
+        { key: parsed.credentialKey, recheck: parsed.recheck },
       );
       if (this.isFinished) {
         subscription.close();
@@ -71,7 +72,7 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
     return true;
   }
 
-  end(code: 'NOT_FOUND' | 'UNAVAILABLE', message: string): void {
+  end(code: Parameters<SubscriberSink['end']>[0], message: string): void {
     this.subscription?.close();
     this.finish(code, message);
   }
@@ -82,6 +83,6 @@ export function serveNativeSubscribe(
   headers: http2.IncomingHttpHeaders,
   options: NativeSubscribeOptions,
 ): void {
-  const credentials: GrpcCredentials = { authorization: headers.authorization, cookie: headers.cookie };
+  const credentials = credentialsOfHeaders(headers);
   void new NativeSubscriber(stream, options, credentials, headers['grpc-encoding']).start();
 }

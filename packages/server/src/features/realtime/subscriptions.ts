@@ -2,6 +2,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError } from '../../platform/errors.js';
 import type { EntryRecord } from '../entries/index.js';
 import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
+import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
 import { EventBatch } from './event-batch.js';
 
 /** Where a subscriber's events go: a native HTTP/2 stream, or a Connect-ES server stream. */
@@ -9,7 +10,7 @@ export interface SubscriberSink {
   /** Sends a batch. Returns false when the subscriber cannot keep up or is gone; it is then dropped. */
   deliver(batch: EventBatch): boolean;
   /** Ends the stream with a status. */
-  end(code: 'NOT_FOUND' | 'UNAVAILABLE', message: string): void;
+  end(code: 'NOT_FOUND' | 'UNAVAILABLE' | RevokedCode, message: string): void;
 }
 
 export interface Subscription {
@@ -23,6 +24,8 @@ interface Subscriber {
   lastTimestamp: number;
   /** Changes that arrived while the backfill was being read; null once live. */
   buffered: ChangeNotice[] | null;
+  /** Stops the recheck of its credentials. */
+  unwatch?: () => void;
 }
 
 interface VersionChannel {
@@ -30,6 +33,12 @@ interface VersionChannel {
   readonly stopListening: () => void;
   pending: ChangeNotice[];
   flushScheduled: boolean;
+}
+
+/** The check a stream repeats while open (see CredentialRechecks); absent for anonymous streams. */
+export interface StreamCredentials {
+  readonly key: string;
+  readonly recheck: (() => Promise<void>) | null;
 }
 
 export interface SubscriptionMetrics {
@@ -50,11 +59,17 @@ export class Subscriptions {
   private readonly channels = new Map<string, VersionChannel>();
   private closing = false;
 
+  private readonly metrics: SubscriptionMetrics | undefined;
+  private readonly rechecks: CredentialRechecks | undefined;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly hub: ChangeHub,
-    private readonly metrics?: SubscriptionMetrics,
-  ) {}
+    options: { metrics?: SubscriptionMetrics; rechecks?: CredentialRechecks } = {},
+  ) {
+    this.metrics = options.metrics;
+    this.rechecks = options.rechecks;
+  }
 
   get count(): number {
     let n = 0;
@@ -72,6 +87,7 @@ export class Subscriptions {
     versionId: string,
     afterTimestamp: number,
     sink: SubscriberSink,
+    credentials?: StreamCredentials,
   ): Promise<Subscription> {
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
     // Registered before anything is read: a deletion of the version committed from here on is
@@ -79,6 +95,13 @@ export class Subscriptions {
     const subscriber: Subscriber = { sink, lastTimestamp: afterTimestamp, buffered: [] };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
+    const recheck = credentials?.recheck;
+    if (recheck && this.rechecks) {
+      subscriber.unwatch = this.rechecks.watch(credentials.key, recheck, (code, message) => {
+        subscriber.sink.end(code, message);
+        this.remove(versionId, subscriber);
+      });
+    }
     const subscription: Subscription = { close: () => this.remove(versionId, subscriber) };
 
     let backfill: EntryRecord[];
@@ -168,6 +191,7 @@ export class Subscriptions {
       for (const subscriber of channel.subscribers) {
         if (subscriber.buffered) continue; // still reading its backfill: ends when it goes live
         subscriber.sink.end('NOT_FOUND', `Version ${versionId} was deleted.`);
+        subscriber.unwatch?.();
         channel.subscribers.delete(subscriber);
       }
       if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
@@ -204,6 +228,7 @@ export class Subscriptions {
   }
 
   private remove(versionId: string, subscriber: Subscriber): void {
+    subscriber.unwatch?.();
     const channel = this.channels.get(versionId);
     if (!channel || !channel.subscribers.delete(subscriber)) return;
     if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
@@ -211,6 +236,7 @@ export class Subscriptions {
 
   private removeChannel(versionId: string, channel: VersionChannel): void {
     channel.stopListening();
+    for (const subscriber of channel.subscribers) subscriber.unwatch?.();
     channel.subscribers.clear();
     if (this.channels.get(versionId) === channel) this.channels.delete(versionId);
   }

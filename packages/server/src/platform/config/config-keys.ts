@@ -116,7 +116,7 @@ export const CONFIG_KEYS = {
   },
   'Authentication:Local:SignInLimits:PerUser': {
     kind: { type: 'integer', default: 50, min: 1 },
-    doc: 'failed sign-ins of one username from any address (distributed guessing)',
+    doc: 'failed sign-ins of one username from any address (distributed guessing); then the addresses that failed are refused, while an address without failures still signs in, so nobody can lock a user out',
   },
   'Authentication:Local:SignInLimits:WindowMinutes': {
     kind: { type: 'integer', default: 15, min: 1 },
