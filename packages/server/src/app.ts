@@ -9,8 +9,16 @@ import type {
 } from 'node:http2';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import {
+  createChangeHub,
+  createLocalChangeFeed,
+  type ChangeFeed,
+  type ChangeHub,
+  type UnitOfWork,
+} from './core/index.js';
 import { openDatabase, type Database } from './db/database.js';
-import { createUnitOfWork, type UnitOfWork } from './db/unit-of-work.js';
+import { createPostgresChangeFeed } from './db/pg-change-feed.js';
+import { createUnitOfWork } from './db/unit-of-work.js';
 import { AuditQueries, auditRoutes } from './features/audit/index.js';
 import {
   ApiKeys,
@@ -29,16 +37,11 @@ import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { createMetrics, opsRoutes, type Metrics } from './features/ops/index.js';
 import {
   ConfigCalls,
-  createChangeHub,
   CredentialRechecks,
   createGrpcAuthorizer,
   createGrpcGateway,
-  createLocalChangeFeed,
-  createPostgresChangeFeed,
   Subscriptions,
   VersionSnapshots,
-  type ChangeFeed,
-  type ChangeHub,
 } from './features/realtime/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, transferRoutes, VersionCompare } from './features/transfer/index.js';

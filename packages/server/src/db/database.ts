@@ -9,7 +9,8 @@ import { migrationProvider } from './migrations.js';
 import type { DatabaseSchema } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './schema.js';
+import type { Dialect } from './schema.js';
 export type Db = Kysely<DatabaseSchema>;
 export type Tx = Transaction<DatabaseSchema>;
 

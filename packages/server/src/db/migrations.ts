@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './schema.js';
 import { serviceNameKey } from './service-name-key.js';
 
 /**

@@ -1,3 +1,6 @@
+/** Which SQL database is behind the stores. */
+export type Dialect = 'sqlite' | 'postgres';
+
 import type { Generated } from 'kysely';
 
 /** Table shapes as Kysely sees them. Times are integer microseconds since the epoch (BIGINT). */

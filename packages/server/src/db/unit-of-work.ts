@@ -1,42 +1,15 @@
 import type { Kysely } from 'kysely';
-import { createAuditStore, type AuditStore } from '../features/audit/audit-store.js';
-import { createApiKeyStore, type ApiKeyStore } from '../features/auth/api-key-store.js';
-import { createSettingsStore, type SettingsStore } from '../features/auth/settings-store.js';
-import { createUserStore, type UserStore } from '../features/auth/user-store.js';
-import { createEntryStore, type EntryStore } from '../features/entries/entry-store.js';
-import type { ChangeFeed } from '../features/realtime/change-feed.js';
-import type { ChangeNotice } from '../features/realtime/change-hub.js';
-import { createServiceStore, type ServiceStore } from '../features/services/service-store.js';
-import { createVersionStore, type VersionStore } from '../features/versions/version-store.js';
-import type { Database, Dialect } from './database.js';
+import type { ChangeFeed, ChangeNotice, Stores, UnitOfWork, WriteContext } from '../core/index.js';
+import type { Database, Dialect, Tx } from './database.js';
 import { translateDatabaseError } from './database-errors.js';
 import type { DatabaseSchema } from './schema.js';
-
-export interface Stores {
-  readonly services: ServiceStore;
-  readonly versions: VersionStore;
-  readonly entries: EntryStore;
-  readonly audit: AuditStore;
-  readonly users: UserStore;
-  readonly apiKeys: ApiKeyStore;
-  readonly settings: SettingsStore;
-}
-
-export interface WriteContext extends Stores {
-  /** Queues a change for the realtime stream; it reaches subscribers only if the transaction commits. */
-  recordChange(notice: ChangeNotice): void;
-}
-
-/**
- * The only way commands reach storage: reads through `read` (or `readConsistent` for several reads
- * that must see one state), writes through `write`, which runs one transaction and hands the
- * recorded changes to the change feed.
- */
-export interface UnitOfWork {
-  readonly read: Stores;
-  readConsistent<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
-  write<T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T>;
-}
+import { createApiKeyStore } from './stores/api-key-store.js';
+import { createAuditStore } from './stores/audit-store.js';
+import { createEntryStore } from './stores/entry-store.js';
+import { createServiceStore } from './stores/service-store.js';
+import { createSettingsStore } from './stores/settings-store.js';
+import { createUserStore } from './stores/user-store.js';
+import { createVersionStore } from './stores/version-store.js';
 
 function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
   return {
@@ -67,7 +40,8 @@ function translatingErrors<T extends object>(store: T): T {
   return wrapped as T;
 }
 
-export function createUnitOfWork(database: Database, feed: ChangeFeed): UnitOfWork {
+/** The unit of work of core/, on this database: the SQL stores, one transaction per write. */
+export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): UnitOfWork {
   const { dialect } = database;
   // SQLite has one writer. Keeping commit and in-process publication under one lock makes the
   // publication order equal the commit order (PostgreSQL gets that from NOTIFY instead).

@@ -7,8 +7,8 @@ import { buildApp, type App, type AppDependencies } from '../app.js';
 import { loadConfig } from '../platform/config/load-config.js';
 import type { OnePortListener } from '../platform/server/one-port-listener.js';
 import { createListenerFor } from '../platform/server/serve.js';
-import { encodeNotice } from '../features/realtime/change-feed.js';
-import { CHANGE_CHANNEL } from '../features/realtime/index.js';
+import { encodeNotice } from '../db/notice-wire.js';
+import { CHANGE_CHANNEL } from '../db/pg-change-feed.js';
 import { createTestDatabase, type TestDatabase } from './test-databases.js';
 
 export interface ApiResponse<T = unknown> {

@@ -1,7 +1,5 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { AuditEntityType, AuditRecord, Page, UnitOfWork } from '../../core/index.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
-import type { Page } from '../services/index.js';
-import type { AuditEntityType, AuditRecord } from './audit-store.js';
 
 const ENTITY_TYPES: readonly AuditEntityType[] = ['Service', 'Version', 'Entry', 'Member', 'ApiKey'];
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { AuditRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { parseEntityType, type AuditQueries } from './audit-queries.js';
-import type { AuditRecord } from './audit-store.js';
 
 const AuditRecordSchema = Type.Object(
   {

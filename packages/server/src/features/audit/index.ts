@@ -1,5 +1,3 @@
 /** Audit records: written by every command with its change, searched through the REST API. */
 export { AuditQueries } from './audit-queries.js';
 export { auditRoutes } from './audit-routes.js';
-export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord } from './audit-store.js';
-export { auditView } from './audit-view.js';

@@ -1,11 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { auditView, type Actor, type ApiKeyRecord, type UnitOfWork } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/index.js';
-import type { ApiKeyRecord } from './api-key-store.js';
-import type { Actor } from './identity.js';
 
 /** Every API key starts with this, so a bearer token is told apart from a Jwt at a glance. */
 export const API_KEY_PREFIX = 'rck_';
@@ -23,11 +20,6 @@ export function hashApiKey(key: string): string {
 
 function viewOf({ keyHash: _hash, ...view }: ApiKeyRecord): ApiKeyView {
   return view;
-}
-
-/** The actor an API key stands for in audit records. */
-export function apiKeyActor(key: Pick<ApiKeyRecord, 'id' | 'name'>): Actor {
-  return { userId: `apikey:${key.id}`, userName: key.name };
 }
 
 /**

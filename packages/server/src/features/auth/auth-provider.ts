@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Identity, UnitOfWork } from '../../core/index.js';
 import type { Database } from '../../db/database.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import type { AppConfig } from '../../platform/config/app-config.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { Authenticator } from './auth-plugin.js';
-import type { ClaimSettings, Identity } from './identity.js';
+import type { ClaimSettings } from './identity.js';
 
 /**
  * One sign-in provider (Local, OpenId, Jwt or Saml); exactly one is active. It turns requests into

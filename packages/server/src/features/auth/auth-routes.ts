@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Identity } from '../../core/index.js';
 import type { AuthenticationConfig } from '../../platform/config/app-config.js';
 import { Nullable, problems } from '../../platform/http/schemas.js';
 import { identityOf } from './auth-plugin.js';
-import type { Identity } from './identity.js';
 
 export const MeSchema = Type.Object(
   {

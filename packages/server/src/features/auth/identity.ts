@@ -1,29 +1,5 @@
+import type { Identity, PolicyName, ProviderKind } from '../../core/index.js';
 import type { AuthorizationConfig } from '../../platform/config/app-config.js';
-
-export type PolicyName = 'canAll' | 'canChange';
-export type ProviderKind = 'local' | 'openid' | 'jwt' | 'saml';
-
-/** Who is calling, with roles and policies already resolved. */
-export interface Identity {
-  readonly id: string;
-  readonly email: string | null;
-  readonly name: string | null;
-  readonly provider: ProviderKind;
-  readonly roles: readonly string[];
-  readonly policies: readonly PolicyName[];
-  /** Local accounts: the password must be changed before anything else (the seeded default). */
-  readonly passwordChangeRequired?: boolean;
-}
-
-/** The subject of an audit record. */
-export interface Actor {
-  readonly userId: string;
-  readonly userName: string | null;
-}
-
-export function actorOf(identity: Identity): Actor {
-  return { userId: identity.id, userName: identity.name ?? identity.email ?? identity.id };
-}
 
 /** Claims as providers deliver them: a claim type maps to one value or several. */
 export type Claims = Readonly<Record<string, unknown>>;
@@ -97,8 +73,4 @@ export function resolveIdentity(provider: ProviderKind, claims: Claims, settings
   const roleTypes = new Set([...settings.authorization.roleClaimTypes, settings.roleClaimType].map(canonicalClaimType));
   const roles = [...new Set([...roleTypes].flatMap((type) => claimValues(claims, type)))];
   return { id, email, name, provider, roles, policies: policiesFor(roles, settings.authorization) };
-}
-
-export function hasPolicy(identity: Identity, policy: PolicyName): boolean {
-  return identity.policies.includes(policy);
 }

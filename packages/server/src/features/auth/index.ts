@@ -1,6 +1,6 @@
 /** Sign-in providers, sessions, identities, policies, users and API keys. */
 export { apiKeyRoutes } from './api-key-routes.js';
-export { API_KEY_PREFIX, apiKeyActor, ApiKeys } from './api-keys.js';
+export { API_KEY_PREFIX, ApiKeys } from './api-keys.js';
 export {
   authPlugin,
   createSessionIdentityReader,
@@ -11,6 +11,6 @@ export {
 export type { AuthProvider } from './auth-provider.js';
 export { authRoutes, MeSchema, meOf } from './auth-routes.js';
 export { createDbSessionStore } from './db-session-store.js';
-export { actorOf, hasPolicy, type Actor, type ClaimSettings, type Identity, type PolicyName } from './identity.js';
+export type { ClaimSettings } from './identity.js';
 export { createAuthProvider } from './providers.js';
 export { DeferredSigner } from './session-signer.js';

@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Identity, LocalRole, UnitOfWork, UserRecord } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Authenticator } from './auth-plugin.js';
-import { resolveIdentity, type ClaimSettings, type Identity } from './identity.js';
+import { resolveIdentity, type ClaimSettings } from './identity.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.js';
 import { passwordProblems } from './password-policy.js';
-import type { LocalRole, UserRecord } from './user-store.js';
 
 /** `PUT /api/users/me/password` addresses the signed-in user, so no account may be called that. */
 const RESERVED_USERNAMES = new Set(['me']);

@@ -1,12 +1,19 @@
-import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
+import {
+  actorOf,
+  auditView,
+  entryChangeOf,
+  requireServiceAccess,
+  userCaller,
+  type Actor,
+  type EntryMetadata,
+  type EntryRecord,
+  type Identity,
+  type UnitOfWork,
+  type WriteContext,
+} from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/index.js';
-import { requireServiceAccess, userCaller } from '../access/index.js';
-import { actorOf, type Actor, type Identity } from '../auth/index.js';
-import { entryChangeOf } from '../realtime/index.js';
-import type { EntryMetadata, EntryRecord } from './entry-store.js';
 import { checkKey, checkValue } from './value-types.js';
 
 export interface NewEntry {

@@ -1,13 +1,20 @@
-import type { Stores, UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
+import {
+  actorOf,
+  auditView,
+  hasPolicy,
+  requireServiceAccess,
+  userCaller,
+  type EntryChange,
+  type EntryRecord,
+  type Identity,
+  type Stores,
+  type UnitOfWork,
+  type WriteContext,
+} from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/index.js';
-import { requireServiceAccess, userCaller } from '../access/index.js';
-import { actorOf, hasPolicy, type Identity } from '../auth/index.js';
-import type { EntryChange } from '../realtime/index.js';
 import type { NewEntry } from './entry-commands.js';
-import type { EntryRecord } from './entry-store.js';
 import { checkKey, checkValue } from './value-types.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */

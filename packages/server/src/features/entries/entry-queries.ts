@@ -1,6 +1,5 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { EntryRecord, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
-import type { EntryRecord } from './entry-store.js';
 
 export class EntryQueries {
   constructor(private readonly uow: UnitOfWork) {}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeNotice } from '../realtime/index.js';
+import type { ChangeNotice } from '../../core/index.js';
 import { databaseKinds } from '../../test-support/test-databases.js';
 import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
 

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { actorOf, type EntryRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { identityOf } from '../auth/index.js';
-import { actorOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
 import type { EntryQueries } from './entry-queries.js';
 import { ENTRY_LIMITS } from './entry-limits.js';
-import type { EntryRecord } from './entry-store.js';
 
 const EntrySchema = Type.Object(
   {

@@ -13,7 +13,6 @@ export {
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
-export type { EntryRecord } from './entry-store.js';
 export {
   checkKey,
   checkValue,

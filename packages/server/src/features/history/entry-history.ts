@@ -1,7 +1,6 @@
-import type { Stores, UnitOfWork } from '../../db/unit-of-work.js';
+import type { AuditAction, AuditRecord, Stores, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
-import type { AuditAction, AuditRecord } from '../audit/index.js';
 import type { NewEntry, Plan, PlannedChange, Planner } from '../entries/index.js';
 
 /** An entry as an audit record shows it (`auditView`): what a restore needs of it. */

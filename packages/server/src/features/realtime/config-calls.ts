@@ -11,9 +11,14 @@ import {
   type KonfigoGetConfigResponse,
   type StartSubscribeRequest,
 } from '@realtime-config/protocol';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import {
+  actorOfCaller,
+  requireServiceAccess,
+  type Caller,
+  type ServiceAction,
+  type UnitOfWork,
+} from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
-import { actorOfCaller, requireServiceAccess, type Caller, type ServiceAction } from '../access/index.js';
 import type { VersionRegistration } from '../versions/index.js';
 import { sameCaller, type GrpcAuthorizer, type GrpcCredentials } from './grpc-authorizer.js';
 import { parseSubscribeRequest, requireLabel, requireUuid, type ParsedSubscribeRequest } from './subscribe-request.js';

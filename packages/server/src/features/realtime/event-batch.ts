@@ -5,7 +5,7 @@ import {
   timestampFromMicros,
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
-import type { EntryChange } from './change-hub.js';
+import type { EntryChange } from '../../core/index.js';
 import { grpcFrame } from './native-grpc.js';
 
 /**

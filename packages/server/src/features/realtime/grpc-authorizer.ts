@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http2';
+import { anonymousCaller, type Caller, type Identity } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { isCrossOrigin, type RequestOrigin } from '../../platform/http/same-origin.js';
-import { anonymousCaller, type Caller } from '../access/index.js';
-import { API_KEY_PREFIX, type ApiKeys, type Identity } from '../auth/index.js';
+import { API_KEY_PREFIX, type ApiKeys } from '../auth/index.js';
 
 /** What a call may present: a bearer token or API key, or the web console's session cookie. */
 export interface GrpcCredentials extends RequestOrigin {

@@ -4,7 +4,7 @@ import { createClient } from '@connectrpc/connect';
 import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
 import { RealtimeConfigGrpcService, timestampFromMicros } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Stores, UnitOfWork } from '../../db/unit-of-work.js';
+import type { Stores, UnitOfWork } from '../../core/index.js';
 import { ConnectStream } from '../../test-support/connect-stream.js';
 import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
 import { ConfigCalls } from './config-calls.js';

@@ -1,7 +1,12 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import {
+  entryChangeOf,
+  type ChangeHub,
+  type ChangeNotice,
+  type EntryChange,
+  type EntryRecord,
+  type UnitOfWork,
+} from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
-import type { EntryRecord } from '../entries/index.js';
-import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
 import { EventBatch } from './event-batch.js';
 

@@ -7,8 +7,13 @@ import {
   type GetConfigResponse,
   type KonfigoGetConfigResponse,
 } from '@realtime-config/protocol';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
+import {
+  entryChangeOf,
+  type ChangeHub,
+  type ChangeNotice,
+  type EntryChange,
+  type UnitOfWork,
+} from '../../core/index.js';
 import { grpcFrame } from './native-grpc.js';
 
 interface Snapshot {

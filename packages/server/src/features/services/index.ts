@@ -1,4 +1,4 @@
 /** Services and their members. */
 export { ServiceCommands } from './service-commands.js';
-export { ServiceQueries, type Page } from './service-queries.js';
+export { ServiceQueries } from './service-queries.js';
 export { serviceRoutes } from './service-routes.js';

@@ -1,12 +1,17 @@
+import {
+  auditView,
+  type Actor,
+  type MemberRecord,
+  type ServiceFields,
+  type ServiceRecord,
+  type Stores,
+  type UnitOfWork,
+  versionDeletionNotice,
+} from '../../core/index.js';
 import { isUniqueViolation } from '../../db/database-errors.js';
-import type { Stores, UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/index.js';
-import type { Actor } from '../auth/index.js';
-import { versionDeletionNotice } from '../realtime/index.js';
-import type { MemberRecord, ServiceFields, ServiceRecord } from './service-store.js';
 
 const nameTaken = (name: string): AppError =>
   AppError.alreadyExists(`A service named "${name}" already exists (names are compared ignoring case).`);

@@ -1,13 +1,6 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { MemberRecord, Page, ServiceRecord, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
-import type { MemberRecord, ServiceRecord } from './service-store.js';
-
-export interface Page<T> {
-  readonly entities: T[];
-  /** "" on the last page. */
-  readonly nextPageToken: string;
-}
 
 export class ServiceQueries {
   constructor(private readonly uow: UnitOfWork) {}

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { actorOf, type MemberRecord, type ServiceRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { actorOf } from '../auth/index.js';
 import { identityOf } from '../auth/index.js';
 import type { ServiceCommands } from './service-commands.js';
 import type { ServiceQueries } from './service-queries.js';
-import type { MemberRecord, ServiceRecord } from './service-store.js';
 
 const ServiceSchema = Type.Object(
   {

@@ -1,7 +1,7 @@
 import { parse as parseDotenv } from 'dotenv';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { EntryRecord } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
-import type { EntryRecord } from '../entries/index.js';
 import { parseValueType, toTyped, valueTypeName } from './typed-values.js';
 
 export type ConfigFileFormat = 'json' | 'yaml' | 'env';

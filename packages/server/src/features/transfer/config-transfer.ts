@@ -1,8 +1,7 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { hasPolicy, type Identity, type UnitOfWork } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { findIllFormedText } from '../../platform/http/reject-ill-formed-text.js';
-import { hasPolicy, type Identity } from '../auth/index.js';
 import type { EntryPlans, PlanOutcome } from '../entries/index.js';
 import {
   exportDocument,

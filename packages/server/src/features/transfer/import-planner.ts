@@ -1,6 +1,6 @@
-import type { Stores } from '../../db/unit-of-work.js';
+import type { EntryRecord, Stores } from '../../core/index.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
-import { ValueType, type EntryRecord, type PlannedChange, type Planner } from '../entries/index.js';
+import { ValueType, type PlannedChange, type Planner } from '../entries/index.js';
 import type { ImportedEntry } from './config-files.js';
 import { fromTyped, inferValueType, parseValueType, sameValue } from './typed-values.js';
 

@@ -1,16 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { hasPolicy, type EntryRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { hasPolicy, identityOf } from '../auth/index.js';
-import {
-  ENTRY_LIMITS,
-  MAX_PLAN_CHANGES,
-  planOutcomeOf,
-  PlanOutcomeSchema,
-  type EntryRecord,
-} from '../entries/index.js';
+import { identityOf } from '../auth/index.js';
+import { ENTRY_LIMITS, MAX_PLAN_CHANGES, planOutcomeOf, PlanOutcomeSchema } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
 import { valueTypeName } from './typed-values.js';

@@ -1,12 +1,15 @@
+import {
+  auditView,
+  versionDeletionNotice,
+  type Actor,
+  type UnitOfWork,
+  type VersionRecord,
+  type WriteContext,
+} from '../../core/index.js';
 import { isUniqueViolation } from '../../db/database-errors.js';
-import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/index.js';
-import type { Actor } from '../auth/index.js';
-import { versionDeletionNotice } from '../realtime/index.js';
-import type { VersionRecord } from './version-store.js';
 
 export interface VersionFields {
   readonly versionLabel: string;

@@ -1,6 +1,5 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, VersionRecord } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
-import type { VersionRecord } from './version-store.js';
 
 export class VersionQueries {
   constructor(private readonly uow: UnitOfWork) {}

@@ -1,14 +1,17 @@
+import {
+  auditView,
+  type Actor,
+  type EntryChange,
+  type EntryRecord,
+  type UnitOfWork,
+  type WriteContext,
+} from '../../core/index.js';
 import { isUniqueViolation } from '../../db/database-errors.js';
-import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditView } from '../audit/index.js';
-import type { Actor } from '../auth/index.js';
-import type { EntryRecord } from '../entries/index.js';
 import { ENTRY_LIMITS, exceedsLength } from '../entries/index.js';
 import { checkKey, checkValue, isValueType } from '../entries/index.js';
-import type { EntryChange } from '../realtime/index.js';
 
 /** One configuration class of an application, as the SDK declares it. */
 export interface DeclaredClass {

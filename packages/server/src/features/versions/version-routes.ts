@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { actorOf, type VersionRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { identityOf } from '../auth/index.js';
-import { actorOf } from '../auth/index.js';
 import type { VersionCommands } from './version-commands.js';
 import type { VersionQueries } from './version-queries.js';
-import type { VersionRecord } from './version-store.js';
 
 const VersionSchema = Type.Object(
   {

@@ -1,29 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ApiKeysTable, DatabaseSchema } from '../../db/schema.js';
-
-/** A stored API key: never the key itself, only its hash and first characters. */
-export interface ApiKeyRecord {
-  readonly id: string;
-  readonly serviceId: string;
-  readonly name: string;
-  readonly keyHash: string;
-  readonly prefix: string;
-  readonly createdAt: number;
-  readonly createdBy: string | null;
-  readonly lastUsedAt: number | null;
-  readonly revokedAt: number | null;
-}
-
-export interface ApiKeyStore {
-  insert(key: ApiKeyRecord): Promise<void>;
-  /** The keys of a service, oldest first, revoked ones included. */
-  list(serviceId: string): Promise<ApiKeyRecord[]>;
-  get(id: string): Promise<ApiKeyRecord | undefined>;
-  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
-  revoke(id: string, at: number): Promise<ApiKeyRecord | undefined>;
-  /** Records a use unless one was recorded after `notBefore`: one write per key and interval. */
-  touch(id: string, at: number, notBefore: number): Promise<void>;
-}
+import type { ApiKeyRecord, ApiKeyStore } from '../../core/index.js';
+import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
 
 function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   return {

@@ -1,51 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { EntryRecord } from '../entries/index.js';
-
-/** One entry's new state in a change. */
-export interface EntryChange {
-  readonly key: string;
-  /** Null when the entry has no value or was deleted. */
-  readonly value: string | null;
-  /** The key was deleted (value is then null). */
-  readonly deleted: boolean;
-  readonly generation: number;
-  readonly valueType: number;
-  /** Change-clock timestamp in microseconds. */
-  readonly timestamp: number;
-}
-
-/** An entry's current state (tombstones included) as a change event. */
-export function entryChangeOf(entry: EntryRecord): EntryChange {
-  return {
-    key: entry.key,
-    value: entry.deleted ? null : entry.rawValue,
-    deleted: entry.deleted,
-    generation: entry.generation,
-    valueType: entry.valueType,
-    timestamp: entry.changedAt,
-  };
-}
-
-/**
- * What a committed change did to a version:
- * - `entries`: entries were created, set, updated or deleted (`entries` holds their new state);
- * - `version-updated`: the version's label or description changed (no entries);
- * - `version-deleted`: the version or its service was deleted; `entries` deletes every live key,
- *   after which its subscribers' streams end.
- */
-export type ChangeKind = 'entries' | 'version-updated' | 'version-deleted';
-
-/** A committed change of one version: all entries it touched, in one event. */
-export interface ChangeNotice {
-  readonly kind: ChangeKind;
-  readonly serviceId: string;
-  readonly versionId: string;
-  /** The version's change-clock value for this change; strictly increasing per version. */
-  readonly timestamp: number;
-  readonly entries: readonly EntryChange[];
-}
-
-export type ChangeListener = (notice: ChangeNotice) => void;
+import type { ChangeListener, ChangeNotice } from './changes.js';
 
 /**
  * In-process fan-in point of committed changes. The change feed (after commit with SQLite, LISTEN

@@ -1,11 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DatabaseSchema } from '../../db/schema.js';
-
-/** Values every instance shares through the database (the cookie-signing secret). */
-export interface SettingsStore {
-  /** The stored value of the key; when there is none yet, `candidate` is stored and returned (first writer wins). */
-  getOrCreate(key: string, candidate: string): Promise<string>;
-}
+import type { SettingsStore } from '../../core/index.js';
+import type { DatabaseSchema } from '../schema.js';
 
 export function createSettingsStore(db: Kysely<DatabaseSchema>): SettingsStore {
   return {

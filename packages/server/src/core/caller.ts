@@ -1,4 +1,4 @@
-import { actorOf, apiKeyActor, type Actor, type Identity } from '../auth/index.js';
+import { actorOf, apiKeyActor, type Actor, type Identity } from './identity.js';
 
 /**
  * Who makes a call, whatever carried it (REST, native gRPC, Connect): a signed-in user (session,

@@ -1,5 +1,5 @@
-import type { WriteContext } from '../../db/unit-of-work.js';
-import type { ChangeNotice } from './change-hub.js';
+import type { ChangeNotice } from './changes.js';
+import type { WriteContext } from './stores.js';
 
 /**
  * Inside a write that deletes a version (or its service): advances the version's clock and builds

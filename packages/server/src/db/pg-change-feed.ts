@@ -1,10 +1,10 @@
 import pg from 'pg';
-import type { Db } from '../../db/database.js';
-import { translateDatabaseError } from '../../db/database-errors.js';
-import type { Clock } from '../../platform/clock.js';
-import { decodeNotice, encodeNotice, type ChangeFeed } from './change-feed.js';
-import type { ChangeHub, ChangeNotice, EntryChange } from './change-hub.js';
-import { createChangeLogStore } from './change-log-store.js';
+import type { ChangeFeed, ChangeHub, ChangeNotice, EntryChange } from '../core/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db, Tx } from './database.js';
+import { translateDatabaseError } from './database-errors.js';
+import { decodeNotice, encodeNotice } from './notice-wire.js';
+import { createChangeLogStore } from './stores/change-log-store.js';
 
 export const CHANGE_CHANNEL = 'rc_changes';
 /** How the LISTEN connection shows in pg_stat_activity. */
@@ -48,7 +48,7 @@ export interface PostgresChangeFeedOptions {
  */
 export function createPostgresChangeFeed(
   options: PostgresChangeFeedOptions,
-): ChangeFeed & { readonly connected: boolean } {
+): ChangeFeed<Tx> & { readonly connected: boolean } {
   const { hub, clock, logger } = options;
   const log = createChangeLogStore(options.db);
   let client: pg.Client | null = null;

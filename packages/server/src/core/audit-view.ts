@@ -1,4 +1,4 @@
-import { microsToIso } from '../../platform/clock.js';
+import { microsToIso } from '../platform/clock.js';
 
 const TIME_FIELDS = new Set(['createdAt', 'updatedAt', 'addedAt', 'lastUsedAt', 'revokedAt']);
 const INTERNAL_FIELDS = new Set(['versionId', 'changedAt', 'deleted']);

@@ -1,7 +1,11 @@
-import type { Stores } from '../../db/unit-of-work.js';
-import { AppError } from '../../platform/errors.js';
-import { hasPolicy, type Identity } from '../auth/index.js';
+import { AppError } from '../platform/errors.js';
 import type { Caller } from './caller.js';
+import { hasPolicy, type Identity } from './identity.js';
+
+/** What the rule reads: whether a user is a member of a service. */
+export interface MembershipLookup {
+  readonly services: { hasAnyMember(serviceId: string, userIds: readonly string[]): Promise<boolean> };
+}
 
 /**
  * What a call does to one service: read its versions and values, register a version (the SDK's
@@ -30,7 +34,7 @@ export const memberIdsOf = (identity: Identity): string[] => [identity.id, ...(i
  * Throws PERMISSION_DENIED otherwise.
  */
 export async function requireServiceAccess(
-  stores: Pick<Stores, 'services'>,
+  stores: MembershipLookup,
   caller: Caller,
   serviceId: string,
   action: ServiceAction,

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { DatabaseSchema } from '../../db/schema.js';
-import type { EntryChange } from './change-hub.js';
+import type { EntryChange } from '../../core/index.js';
+import type { DatabaseSchema } from '../schema.js';
 
 /**
  * PostgreSQL's record of every change (ADR 0005): written with NOTIFY in the writing transaction,

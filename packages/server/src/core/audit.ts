@@ -1,0 +1,45 @@
+export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey';
+export type AuditAction =
+  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'MemberAdded' | 'MemberRemoved' | 'Restored' | 'Imported';
+
+export interface AuditChanges {
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
+
+export interface AuditRecord {
+  readonly id: string;
+  readonly num: number;
+  readonly serviceId: string | null;
+  readonly entityType: AuditEntityType;
+  readonly entityId: string;
+  readonly action: AuditAction;
+  readonly userId: string | null;
+  readonly userName: string | null;
+  readonly timestamp: number;
+  readonly changes: AuditChanges;
+  /** Entry records: the entry's version and key. */
+  readonly versionId?: string | null;
+  readonly entryKey?: string | null;
+}
+
+export interface AuditStore {
+  append(record: Omit<AuditRecord, 'num'>): Promise<void>;
+  /** Appends several records with one statement, in order. */
+  appendMany(records: ReadonlyArray<Omit<AuditRecord, 'num'>>): Promise<void>;
+  /** Records of one entity (an entry's whole life), newest first, with num below `beforeNum`. */
+  ofEntity(query: { entityId: string; beforeNum: number | null; limit: number }): Promise<AuditRecord[]>;
+  /** Entry records of a version up to a time (µs), oldest first; only the given keys when there are some. */
+  entryRecordsUntil(query: {
+    versionId: string;
+    untilMicros: number;
+    keys: readonly string[] | null;
+  }): Promise<AuditRecord[]>;
+  /** Newest first, records with num below `beforeNum`. */
+  search(query: {
+    serviceId: string;
+    entityType: AuditEntityType | null;
+    beforeNum: number | null;
+    limit: number;
+  }): Promise<AuditRecord[]>;
+}

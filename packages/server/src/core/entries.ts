@@ -1,0 +1,45 @@
+export interface EntryRecord {
+  readonly id: string;
+  readonly versionId: string;
+  readonly key: string;
+  readonly name: string;
+  readonly rawValue: string | null;
+  readonly valueType: number;
+  readonly enumDefinition: string | null;
+  readonly description: string | null;
+  readonly groupName: string | null;
+  readonly groupDescription: string | null;
+  readonly generation: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Change-clock timestamp (µs) of the last change, deletion included. */
+  readonly changedAt: number;
+  readonly deleted: boolean;
+}
+
+export type EntryMetadata = Pick<
+  EntryRecord,
+  'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue'
+>;
+
+export interface EntryStore {
+  /** Live (not deleted) entries of a version, ordered by key. */
+  listLive(versionId: string): Promise<EntryRecord[]>;
+  getLive(versionId: string, id: string): Promise<EntryRecord | undefined>;
+  getManyLive(versionId: string, ids: readonly string[]): Promise<EntryRecord[]>;
+  /** The row holding a key, live or tombstone. */
+  findByKey(versionId: string, key: string): Promise<EntryRecord | undefined>;
+  /** The rows holding any of the keys, live or tombstone. */
+  findByKeys(versionId: string, keys: readonly string[]): Promise<EntryRecord[]>;
+  insert(entry: EntryRecord): Promise<void>;
+  /** Inserts several entries with one statement. */
+  insertMany(entries: readonly EntryRecord[]): Promise<void>;
+  /** Removes rows for good (tombstones replaced by re-created keys). */
+  purge(...ids: string[]): Promise<void>;
+  setValue(id: string, change: { rawValue: string | null; generation: number; changedAt: number }): Promise<void>;
+  setMetadata(id: string, change: EntryMetadata & { generation: number; changedAt: number }): Promise<void>;
+  /** Turns an entry into a tombstone: value null, deleted, generation and change time advanced. */
+  markDeleted(id: string, change: { generation: number; changedAt: number }): Promise<void>;
+  /** Every entry of the version changed after the timestamp, tombstones included, in change order. */
+  changedSince(versionId: string, afterMicros: number): Promise<EntryRecord[]>;
+}

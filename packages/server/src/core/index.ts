@@ -1,0 +1,37 @@
+/**
+ * The core below the features: the records and store interfaces, the change vocabulary, who calls
+ * and what they may do, and the one entry writer. It imports platform/ only; db/ implements its
+ * store interfaces; features build on it.
+ */
+export { actorOfCaller, ANONYMOUS_CLIENT, anonymousCaller, userCaller, type Caller } from './caller.js';
+export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
+export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditStore } from './audit.js';
+export { auditView } from './audit-view.js';
+export { createChangeHub, type ChangeHub } from './change-hub.js';
+export {
+  createLocalChangeFeed,
+  entryChangeOf,
+  type ChangeFeed,
+  type ChangeKind,
+  type ChangeListener,
+  type ChangeNotice,
+  type EntryChange,
+} from './changes.js';
+export type { EntryMetadata, EntryRecord, EntryStore } from './entries.js';
+export {
+  actorOf,
+  apiKeyActor,
+  hasPolicy,
+  type Actor,
+  type Identity,
+  type PolicyName,
+  type ProviderKind,
+} from './identity.js';
+export type { Page } from './page.js';
+export { memberIdsOf, requireServiceAccess, type MembershipLookup, type ServiceAction } from './service-access.js';
+export type { MemberRecord, ServiceFields, ServiceRecord, ServiceStore } from './services.js';
+export type { SettingsStore } from './settings.js';
+export type { Stores, UnitOfWork, WriteContext } from './stores.js';
+export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
+export { versionDeletionNotice } from './version-deletion.js';
+export type { VersionRecord, VersionStore } from './versions.js';

@@ -1,0 +1,35 @@
+import type { ApiKeyStore } from './api-keys.js';
+import type { AuditStore } from './audit.js';
+import type { ChangeNotice } from './changes.js';
+import type { EntryStore } from './entries.js';
+import type { ServiceStore } from './services.js';
+import type { SettingsStore } from './settings.js';
+import type { UserStore } from './users.js';
+import type { VersionStore } from './versions.js';
+
+/** Every store, as one transaction (or one consistent read) sees them. */
+export interface Stores {
+  readonly services: ServiceStore;
+  readonly versions: VersionStore;
+  readonly entries: EntryStore;
+  readonly audit: AuditStore;
+  readonly users: UserStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly settings: SettingsStore;
+}
+
+export interface WriteContext extends Stores {
+  /** Queues a change for the realtime stream; it reaches subscribers only if the transaction commits. */
+  recordChange(notice: ChangeNotice): void;
+}
+
+/**
+ * The only way commands reach storage: reads through `read` (or `readConsistent` for several reads
+ * that must see one state), writes through `write`, which runs one transaction and hands the
+ * recorded changes to the change feed. A database that cannot be reached fails with UNAVAILABLE.
+ */
+export interface UnitOfWork {
+  readonly read: Stores;
+  readConsistent<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
+  write<T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T>;
+}
