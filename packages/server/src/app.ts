@@ -26,7 +26,7 @@ import {
   authPlugin,
   authRoutes,
   createAuthProvider,
-  createDbSessionStore,
+  createSessionStoreAdapter,
   createSessionIdentityReader,
   DeferredSigner,
   MeSchema,
@@ -145,7 +145,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
     roleClaimType: config.authentication.roleClaimType,
     authorization: config.authorization,
   };
-  const authProvider = createAuthProvider({ config, uow, database, clock, ids, logger, claimSettings });
+  const authProvider = createAuthProvider({ config, uow, clock, ids, logger, claimSettings });
 
   const fastify = await createHttpApp({
     logger,
@@ -159,7 +159,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   });
   fastify.addSchema(MeSchema);
 
-  const sessionStore = createDbSessionStore(database.db, config.session.idleTimeoutMinutes * 60_000);
+  const sessionStore = createSessionStoreAdapter(uow, clock, config.session.idleTimeoutMinutes * 60_000);
   const signer = new DeferredSigner();
   await fastify.register(authPlugin, {
     authenticator: authProvider,

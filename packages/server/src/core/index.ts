@@ -30,8 +30,9 @@ export {
 export type { Page } from './page.js';
 export { memberIdsOf, requireServiceAccess, type MembershipLookup, type ServiceAction } from './service-access.js';
 export type { MemberRecord, ServiceFields, ServiceRecord, ServiceStore } from './services.js';
+export type { SamlStateStore, SessionStore, StoredSession } from './sessions.js';
 export type { SettingsStore } from './settings.js';
-export type { Stores, UnitOfWork, WriteContext } from './stores.js';
+export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
 export { versionDeletionNotice } from './version-deletion.js';
 export type { VersionRecord, VersionStore } from './versions.js';

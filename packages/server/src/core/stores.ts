@@ -3,6 +3,7 @@ import type { AuditStore } from './audit.js';
 import type { ChangeNotice } from './changes.js';
 import type { EntryStore } from './entries.js';
 import type { ServiceStore } from './services.js';
+import type { SamlStateStore, SessionStore } from './sessions.js';
 import type { SettingsStore } from './settings.js';
 import type { UserStore } from './users.js';
 import type { VersionStore } from './versions.js';
@@ -16,6 +17,8 @@ export interface Stores {
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
   readonly settings: SettingsStore;
+  readonly sessions: SessionStore;
+  readonly saml: SamlStateStore;
 }
 
 export interface WriteContext extends Stores {
@@ -32,4 +35,12 @@ export interface UnitOfWork {
   readonly read: Stores;
   readConsistent<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
   write<T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A write broke a uniqueness rule of the database (a name or label taken by a concurrent write);
+ * the unit of work throws it in place of the driver's error, so commands can answer 409 or retry.
+ */
+export class UniqueViolation extends Error {
+  override readonly name = 'UniqueViolation';
 }

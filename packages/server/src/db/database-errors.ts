@@ -1,3 +1,4 @@
+import { UniqueViolation } from '../core/index.js';
 import { AppError } from '../platform/errors.js';
 
 /** Socket errors of a database connection that a later attempt may not meet. */
@@ -46,9 +47,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is not available right now; retry shortly.';
 
-/** The error a request should fail with: UNAVAILABLE for a database that cannot be reached. */
+/**
+ * The error a request should fail with: UNAVAILABLE for a database that cannot be reached, and
+ * core's UniqueViolation for a broken unique index.
+ */
 export function translateDatabaseError(error: unknown): unknown {
-  if (error instanceof AppError || !isDatabaseUnavailable(error)) return error;
+  if (error instanceof AppError || error instanceof UniqueViolation) return error;
+  if (isUniqueViolation(error)) return new UniqueViolation('A unique index refused the write.', { cause: error });
+  if (!isDatabaseUnavailable(error)) return error;
   return new AppError('UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE, undefined, { cause: error });
 }
 

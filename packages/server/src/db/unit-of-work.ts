@@ -6,7 +6,9 @@ import type { DatabaseSchema } from './schema.js';
 import { createApiKeyStore } from './stores/api-key-store.js';
 import { createAuditStore } from './stores/audit-store.js';
 import { createEntryStore } from './stores/entry-store.js';
+import { createSamlStateStore } from './stores/saml-state-store.js';
 import { createServiceStore } from './stores/service-store.js';
+import { createSessionStore } from './stores/session-store.js';
 import { createSettingsStore } from './stores/settings-store.js';
 import { createUserStore } from './stores/user-store.js';
 import { createVersionStore } from './stores/version-store.js';
@@ -20,6 +22,8 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
     settings: createSettingsStore(db),
+    sessions: createSessionStore(db),
+    saml: createSamlStateStore(db),
   };
 }
 

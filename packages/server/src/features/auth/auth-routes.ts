@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Identity } from '../../core/index.js';
 import type { AuthenticationConfig } from '../../platform/config/app-config.js';
 import { Nullable, problems } from '../../platform/http/schemas.js';
-import { identityOf } from './auth-plugin.js';
+import { identityOf } from './sessions/auth-plugin.js';
 
 export const MeSchema = Type.Object(
   {

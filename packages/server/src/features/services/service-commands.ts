@@ -1,14 +1,14 @@
 import {
   auditView,
+  UniqueViolation,
+  versionDeletionNotice,
   type Actor,
   type MemberRecord,
   type ServiceFields,
   type ServiceRecord,
   type Stores,
   type UnitOfWork,
-  versionDeletionNotice,
 } from '../../core/index.js';
-import { isUniqueViolation } from '../../db/database-errors.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
@@ -26,7 +26,7 @@ async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> 
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(name);
+    if (error instanceof UniqueViolation) throw nameTaken(name);
     throw error;
   }
 }

@@ -1,12 +1,12 @@
 import {
   auditView,
+  UniqueViolation,
   versionDeletionNotice,
   type Actor,
   type UnitOfWork,
   type VersionRecord,
   type WriteContext,
 } from '../../core/index.js';
-import { isUniqueViolation } from '../../db/database-errors.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
@@ -45,7 +45,7 @@ export class VersionCommands {
       });
     } catch (error) {
       // Two creators of one label at once: the unique index decides, the loser gets the same 409.
-      throw isUniqueViolation(error) ? duplicateLabel(fields.versionLabel) : error;
+      throw error instanceof UniqueViolation ? duplicateLabel(fields.versionLabel) : error;
     }
   }
 
@@ -73,7 +73,7 @@ export class VersionCommands {
         return after;
       });
     } catch (error) {
-      throw isUniqueViolation(error) ? duplicateLabel(fields.versionLabel) : error;
+      throw error instanceof UniqueViolation ? duplicateLabel(fields.versionLabel) : error;
     }
   }
 

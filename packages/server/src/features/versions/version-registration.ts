@@ -1,12 +1,12 @@
 import {
   auditView,
+  UniqueViolation,
   type Actor,
   type EntryChange,
   type EntryRecord,
   type UnitOfWork,
   type WriteContext,
 } from '../../core/index.js';
-import { isUniqueViolation } from '../../db/database-errors.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
@@ -55,7 +55,7 @@ export class VersionRegistration {
         return await this.uow.write((ctx) => this.registerOnce(ctx, actor, serviceId, label, declared));
       } catch (error) {
         // Another client created the label first: the next attempt finds it and only adds keys.
-        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+        if (!(error instanceof UniqueViolation) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }
   }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestServer, type TestServer } from '../../test-support/test-server.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
+import { ApiClient, startTestServer, type TestServer } from '../../../test-support/test-server.js';
+import { databaseKinds } from '../../../test-support/test-databases.js';
 import {
   IDP_ENTITY_ID,
   SP_ENTITY_ID,
@@ -16,7 +16,7 @@ import {
   responseXml,
   sign,
   type KeyPair,
-} from '../../test-support/test-saml-idp.js';
+} from '../../../test-support/test-saml-idp.js';
 
 interface StartedLogin {
   readonly requestId: string;

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { auditView, type Actor, type ApiKeyRecord, type UnitOfWork } from '../../core/index.js';
-import type { Clock } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
-import type { IdGenerator } from '../../platform/ids.js';
+import { auditView, type Actor, type ApiKeyRecord, type UnitOfWork } from '../../../core/index.js';
+import type { Clock } from '../../../platform/clock.js';
+import { AppError } from '../../../platform/errors.js';
+import type { IdGenerator } from '../../../platform/ids.js';
 
 /** Every API key starts with this, so a bearer token is told apart from a Jwt at a glance. */
 export const API_KEY_PREFIX = 'rck_';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../../test-support/test-databases.js';
+import { databaseKinds } from '../../../test-support/test-databases.js';
 import {
   ADMIN_PASSWORD,
   ApiClient,
   startTestServer,
   type ApiResponse,
   type TestServer,
-} from '../../test-support/test-server.js';
+} from '../../../test-support/test-server.js';
 
 function expectBadField(res: ApiResponse<any>, field: string): void {
   expect(res.status).toBe(400);

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Identity, UnitOfWork } from '../../core/index.js';
-import type { Database } from '../../db/database.js';
-import type { Clock } from '../../platform/clock.js';
-import type { AppConfig } from '../../platform/config/app-config.js';
-import type { IdGenerator } from '../../platform/ids.js';
-import type { Authenticator } from './auth-plugin.js';
-import type { ClaimSettings } from './identity.js';
+import type { Identity, UnitOfWork } from '../../../core/index.js';
+import type { Clock } from '../../../platform/clock.js';
+import type { AppConfig } from '../../../platform/config/app-config.js';
+import type { IdGenerator } from '../../../platform/ids.js';
+import type { Authenticator } from '../sessions/auth-plugin.js';
+import type { ClaimSettings } from '../identity/identity.js';
 
 /**
  * One sign-in provider (Local, OpenId, Jwt or Saml); exactly one is active. It turns requests into
@@ -30,7 +29,6 @@ export interface AuthProvider extends Authenticator {
 export interface AuthProviderDependencies {
   readonly config: AppConfig;
   readonly uow: UnitOfWork;
-  readonly database: Database;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;

@@ -1,7 +1,7 @@
 import { allowInsecureRequests, discovery, type Configuration } from 'openid-client';
-import type { OpenIdAuthConfig } from '../../platform/config/app-config.js';
-import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
-import { resolveIdentity } from './identity.js';
+import type { OpenIdAuthConfig } from '../../../platform/config/app-config.js';
+import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import { resolveIdentity } from '../identity/identity.js';
 import { openIdRoutes } from './openid-routes.js';
 
 /**

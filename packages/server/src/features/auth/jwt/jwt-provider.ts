@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
-import type { Identity } from '../../core/index.js';
-import type { JwtAuthConfig } from '../../platform/config/app-config.js';
-import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
-import { resolveIdentity } from './identity.js';
+import type { Identity } from '../../../core/index.js';
+import type { JwtAuthConfig } from '../../../platform/config/app-config.js';
+import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import { resolveIdentity } from '../identity/identity.js';
 
 /**
  * Only asymmetric algorithms: the keys come from a public JWKS, so accepting HS* would let anyone

@@ -12,10 +12,10 @@ import {
   type Configuration,
 } from 'openid-client';
 import { Type } from 'typebox';
-import { AppError } from '../../platform/errors.js';
-import { problems } from '../../platform/http/schemas.js';
-import type { Claims } from './identity.js';
-import { safeReturnUrl } from './return-url.js';
+import { AppError } from '../../../platform/errors.js';
+import { problems } from '../../../platform/http/schemas.js';
+import type { Claims } from '../identity/identity.js';
+import { safeReturnUrl } from '../sessions/return-url.js';
 
 /** A sign-in started here and not yet finished: what the callback must check against. */
 interface PendingOpenIdLogin {

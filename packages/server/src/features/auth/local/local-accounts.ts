@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Identity, LocalRole, UnitOfWork, UserRecord } from '../../core/index.js';
-import type { Clock } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
-import type { Authenticator } from './auth-plugin.js';
-import { resolveIdentity, type ClaimSettings } from './identity.js';
+import type { Identity, LocalRole, UnitOfWork, UserRecord } from '../../../core/index.js';
+import type { Clock } from '../../../platform/clock.js';
+import { AppError } from '../../../platform/errors.js';
+import type { Authenticator } from '../sessions/auth-plugin.js';
+import { resolveIdentity, type ClaimSettings } from '../identity/identity.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.js';
 import { passwordProblems } from './password-policy.js';
 

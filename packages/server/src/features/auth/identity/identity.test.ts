@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../platform/config/load-config.js';
+import { loadConfig } from '../../../platform/config/load-config.js';
 import { claimValues, policiesFor, resolveIdentity, type ClaimSettings } from './identity.js';
 
 const WS = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/';

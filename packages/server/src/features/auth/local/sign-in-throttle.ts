@@ -1,6 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 
-import type { LocalAuthConfig } from '../../platform/config/app-config.js';
+import type { LocalAuthConfig } from '../../../platform/config/app-config.js';
 
 /**
  * Failed password checks, counted three ways. A check is refused, without looking at the password,

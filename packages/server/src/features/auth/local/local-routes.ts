@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { UserRecord } from '../../core/index.js';
-import { microsToIso } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
-import { problems, Timestamp } from '../../platform/http/schemas.js';
-import { identityOf } from './auth-plugin.js';
-import { meOf } from './auth-routes.js';
+import type { UserRecord } from '../../../core/index.js';
+import { microsToIso } from '../../../platform/clock.js';
+import { AppError } from '../../../platform/errors.js';
+import { problems, Timestamp } from '../../../platform/http/schemas.js';
+import { identityOf } from '../sessions/auth-plugin.js';
+import { meOf } from '../auth-routes.js';
 import { LocalAccounts } from './local-accounts.js';
 import { MAX_PASSWORD_LENGTH } from './password-policy.js';
 import type { SignInThrottle } from './sign-in-throttle.js';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf } from '../../core/index.js';
-import { microsToIso } from '../../platform/clock.js';
-import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { actorOf } from '../../../core/index.js';
+import { microsToIso } from '../../../platform/clock.js';
+import { Nullable, problems, Timestamp, Uuid } from '../../../platform/http/schemas.js';
 import type { ApiKeys, ApiKeyView } from './api-keys.js';
-import { identityOf } from './auth-plugin.js';
+import { identityOf } from '../sessions/auth-plugin.js';
 
 const apiKeyFields = {
   id: Uuid,

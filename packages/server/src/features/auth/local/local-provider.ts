@@ -1,4 +1,4 @@
-import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
+import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
 import { LocalAccounts } from './local-accounts.js';
 import { localSignInRoutes, userRoutes } from './local-routes.js';
 import { SignInThrottle } from './sign-in-throttle.js';

@@ -1,5 +1,5 @@
-import type { Identity, PolicyName, ProviderKind } from '../../core/index.js';
-import type { AuthorizationConfig } from '../../platform/config/app-config.js';
+import type { Identity, PolicyName, ProviderKind } from '../../../core/index.js';
+import type { AuthorizationConfig } from '../../../platform/config/app-config.js';
 
 /** Claims as providers deliver them: a claim type maps to one value or several. */
 export type Claims = Readonly<Record<string, unknown>>;

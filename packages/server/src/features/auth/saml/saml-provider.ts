@@ -1,13 +1,13 @@
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
-import type { SamlAuthConfig } from '../../platform/config/app-config.js';
-import { AppError } from '../../platform/errors.js';
-import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
-import { resolveIdentity, type Claims } from './identity.js';
+import type { SamlAuthConfig } from '../../../platform/config/app-config.js';
+import { AppError } from '../../../platform/errors.js';
+import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import { resolveIdentity, type Claims } from '../identity/identity.js';
 import { fetchIdentityProviderMetadata, type IdentityProviderMetadata } from './saml-metadata.js';
 import { samlRoutes } from './saml-routes.js';
-import { SamlAssertionStore, SamlRequestStore } from './saml-state-store.js';
+import { markAssertionUsed, SamlRequestCache } from './saml-state.js';
 
 /** How long a user may spend at the identity provider between our request and its response. */
 export const SAML_REQUEST_LIFETIME_MS = 30 * 60_000;
@@ -44,15 +44,13 @@ export interface AcceptedSignIn {
  */
 export class SamlServiceProvider {
   private metadata: IdentityProviderMetadata | null = null;
-  readonly requests: SamlRequestStore;
-  private readonly assertions: SamlAssertionStore;
+  readonly requests: SamlRequestCache;
 
   constructor(
     readonly settings: SamlAuthConfig,
     private readonly deps: AuthProviderDependencies,
   ) {
-    this.requests = new SamlRequestStore(deps.database.db, deps.clock, SAML_REQUEST_LIFETIME_MS);
-    this.assertions = new SamlAssertionStore(deps.database.db, deps.clock);
+    this.requests = new SamlRequestCache(deps.uow, deps.clock, SAML_REQUEST_LIFETIME_MS);
   }
 
   async start(): Promise<void> {
@@ -140,7 +138,7 @@ export class SamlServiceProvider {
     const nowMicros = this.deps.clock.nowMicros();
     const expiresAt =
       (assertion.notOnOrAfterMs ?? nowMicros / 1000 + SAML_REQUEST_LIFETIME_MS) * 1000 + SAML_CLOCK_SKEW_MS * 1000;
-    if (!(await this.assertions.markUsed(assertion.id, Math.ceil(expiresAt)))) {
+    if (!(await markAssertionUsed(this.deps.uow, this.deps.clock, assertion.id, Math.ceil(expiresAt)))) {
       this.deps.logger.warn({ assertionId: assertion.id }, 'SAML response refused: assertion already used (replay)');
       throw refused('The SAML assertion was already used.');
     }

@@ -1,8 +1,8 @@
 import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
-import { createJwtProvider } from './jwt-provider.js';
-import { createLocalProvider } from './local-provider.js';
-import { createSamlProvider } from './saml-provider.js';
-import { createOpenIdProvider } from './openid-provider.js';
+import { createJwtProvider } from '../jwt/jwt-provider.js';
+import { createLocalProvider } from '../local/local-provider.js';
+import { createSamlProvider } from '../saml/saml-provider.js';
+import { createOpenIdProvider } from '../openid/openid-provider.js';
 
 /** The active sign-in provider, chosen by Authentication:Provider. */
 export function createAuthProvider(deps: AuthProviderDependencies): AuthProvider {

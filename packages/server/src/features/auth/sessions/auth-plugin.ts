@@ -2,10 +2,10 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Identity, PolicyName } from '../../core/index.js';
-import { AppError } from '../../platform/errors.js';
-import { isCrossOrigin } from '../../platform/http/same-origin.js';
-import type { Claims } from './identity.js';
+import type { Identity, PolicyName } from '../../../core/index.js';
+import { AppError } from '../../../platform/errors.js';
+import { isCrossOrigin } from '../../../platform/http/same-origin.js';
+import type { Claims } from '../identity/identity.js';
 
 export type RoutePolicy = 'public' | 'authenticated' | PolicyName;
 

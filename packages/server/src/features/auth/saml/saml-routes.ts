@@ -3,8 +3,8 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { problems } from '../../platform/http/schemas.js';
-import { safeReturnUrl } from './return-url.js';
+import { problems } from '../../../platform/http/schemas.js';
+import { safeReturnUrl } from '../sessions/return-url.js';
 import type { SamlServiceProvider } from './saml-provider.js';
 
 export interface SamlRoutesOptions {

@@ -1,0 +1,40 @@
+import type { SessionStore } from '@fastify/session';
+import type { Clock } from '../../../platform/clock.js';
+import type { UnitOfWork } from '../../../core/index.js';
+
+type Callback = (err?: unknown) => void;
+type GetCallback = Parameters<SessionStore['get']>[1];
+type StoredShape = Parameters<GetCallback>[1];
+
+/**
+ * @fastify/session's store on the sessions of the database, so that every instance behind a load
+ * balancer shares them. Like every read, a database that cannot be reached fails the request with 503.
+ */
+export function createSessionStoreAdapter(
+  uow: UnitOfWork,
+  clock: Clock,
+  idleTimeoutMs: number,
+): SessionStore & { purgeExpired(): Promise<void> } {
+  const sessions = uow.read.sessions;
+  const run = (work: Promise<void>, callback: Callback): void => {
+    work.then(() => callback(), callback);
+  };
+  const nowMs = () => Math.floor(clock.nowMicros() / 1000);
+  return {
+    set(sessionId: string, session: unknown, callback: Callback) {
+      const cookie = (session as { cookie?: { expires?: Date | string | null } }).cookie;
+      const expiresAt = cookie?.expires ? new Date(cookie.expires).getTime() : nowMs() + idleTimeoutMs;
+      run(sessions.put(sessionId, { data: JSON.stringify(session), expiresAt }), callback);
+    },
+    get(sessionId: string, callback: GetCallback) {
+      sessions.get(sessionId).then(
+        (row) => callback(null, row && row.expiresAt > nowMs() ? (JSON.parse(row.data) as StoredShape) : null),
+        (err: unknown) => callback(err),
+      );
+    },
+    destroy(sessionId: string, callback: Callback) {
+      run(sessions.delete(sessionId), callback);
+    },
+    purgeExpired: () => sessions.deleteExpired(nowMs()),
+  };
+}
