@@ -5,6 +5,7 @@ import { RateLimitedWarning, type WarnLogger } from './rate-limited-warning.js';
 
 /** Why the listener closed or refused a connection of its own accord. */
 export type ShedReason = 'idle-timeout' | 'max-connections' | 'max-connections-per-address';
+type LimitReason = Exclude<ShedReason, 'idle-timeout'>;
 export interface ShedEvent {
   /** `evicted`: an open connection was closed; `refused`: a new one was closed at once. */
   readonly action: 'evicted' | 'refused';
@@ -74,10 +75,7 @@ export class ConnectionTable {
   /** Admitted and neither evicted nor closed. */
   private counted = 0;
   private readonly sweepTimer: NodeJS.Timeout;
-  private readonly warnings: Record<
-    Exclude<ShedReason, 'idle-timeout'>,
-    Record<ShedEvent['action'], RateLimitedWarning>
-  >;
+  private readonly warnings: Record<LimitReason, Record<ShedEvent['action'], RateLimitedWarning>>;
 
   constructor(private readonly options: ConnectionTableOptions) {
     const { logger, maxConnections, maxConnectionsPerAddress } = options;
@@ -97,11 +95,6 @@ export class ConnectionTable {
     const sweepEveryMs = Math.min(15_000, Math.max(50, Math.floor(options.idleTimeoutMs / 4)));
     this.sweepTimer = setInterval(() => this.closeIdle(), sweepEveryMs);
     this.sweepTimer.unref();
-  }
-
-  /** Connections admitted and not yet evicted or closed. */
-  get size(): number {
-    return this.counted;
   }
 
   /** Takes a new connection in, evicting an idle one when a limit is reached; false when it was refused (and destroyed). */
@@ -213,14 +206,14 @@ export class ConnectionTable {
     return undefined;
   }
 
-  private makeRoom(victim: Connection | undefined, reason: ShedReason, address: string): boolean {
+  private makeRoom(victim: Connection | undefined, reason: LimitReason, address: string): boolean {
     if (!victim) return false;
     this.evict(victim, reason);
-    if (reason !== 'idle-timeout') this.warnings[reason].evicted.note({ address, evictedAddress: victim.address });
+    this.warnings[reason].evicted.note({ address, evictedAddress: victim.address });
     return true;
   }
 
-  private refuse(socket: net.Socket, reason: Exclude<ShedReason, 'idle-timeout'>, address: string): false {
+  private refuse(socket: net.Socket, reason: LimitReason, address: string): false {
     socket.destroy();
     this.options.onShed?.({ action: 'refused', reason });
     this.warnings[reason].refused.note({ address });
@@ -231,15 +224,18 @@ export class ConnectionTable {
     this.release(conn);
     this.options.onShed?.({ action: 'evicted', reason });
     const { session, socket } = conn;
+    const destroy = (): void => {
+      conn.tlsSocket?.destroy();
+      socket.destroy();
+    };
     if (session && !session.destroyed) {
       // GOAWAY; without open streams the session then ends its socket at once.
       session.close();
-      const timer = setTimeout(() => socket.destroy(), EVICTION_GRACE_MS);
+      const timer = setTimeout(destroy, EVICTION_GRACE_MS);
       timer.unref();
       socket.once('close', () => clearTimeout(timer));
     } else {
-      conn.tlsSocket?.destroy();
-      socket.destroy();
+      destroy();
     }
   }
 
