@@ -12,12 +12,27 @@ export interface Metrics {
   readonly eventsDelivered: Counter;
   readonly subscribersDropped: Counter;
   readonly changesReceived: Counter;
+  /** Connections the listener closed to make room or because they sat idle, by reason. */
+  readonly connectionsEvicted: Counter<'reason'>;
+  /** New connections the listener refused at a connection limit, by reason. */
+  readonly connectionsRejected: Counter<'reason'>;
+  /** Tells the open-connections gauge where to read its value at scrape time. */
+  countOpenConnectionsWith(source: () => number): void;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   let openSubscriptions = (): number => 0;
+  let openConnections = (): number => 0;
+  new Gauge({
+    name: 'realtime_open_connections',
+    help: 'TCP connections open on the listener',
+    registers: [registry],
+    collect() {
+      this.set(openConnections());
+    },
+  });
   new Gauge({
     name: 'realtime_open_subscriptions',
     help: 'StartSubscribe streams open on this instance',
@@ -30,6 +45,21 @@ export function createMetrics(): Metrics {
     countOpenSubscriptionsWith(source) {
       openSubscriptions = source;
     },
+    countOpenConnectionsWith(source) {
+      openConnections = source;
+    },
+    connectionsEvicted: new Counter({
+      name: 'realtime_connections_evicted_total',
+      help: 'Connections closed by the listener: idle-timeout, or to admit a new one at max-connections or max-connections-per-address',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    connectionsRejected: new Counter({
+      name: 'realtime_connections_rejected_total',
+      help: 'New connections refused at max-connections or max-connections-per-address because none was idle',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
     grpcCalls: new Counter({
       name: 'grpc_calls_total',
       help: 'gRPC, gRPC-Web and Connect calls received, by method and serving path (native fast path or connect)',

@@ -27,8 +27,12 @@ export interface ServerConfig {
   readonly shutdownTimeoutSeconds: number;
   /** Server:RequestTimeoutSeconds, default 30: how long a request's headers and body may take to arrive. */
   readonly requestTimeoutSeconds: number;
+  /** Server:MaxConnections, default 0: derived from the open-file limit at start. */
+  readonly maxConnections: number;
   /** Server:MaxConnectionsPerAddress, default 0 (no limit): open connections allowed per client address. */
   readonly maxConnectionsPerAddress: number;
+  /** Server:IdleTimeoutSeconds, default 120: how long an HTTP/2 connection may go without an open stream. */
+  readonly idleTimeoutSeconds: number;
   /**
    * Server:TrustProxy, default none: addresses or CIDR ranges (or `loopback`, `uniquelocal`) of
    * reverse proxies whose X-Forwarded-Proto/-Host/-For are believed, so sign-in redirect URLs and

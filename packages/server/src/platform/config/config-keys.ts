@@ -57,9 +57,18 @@ export const CONFIG_KEYS = {
     kind: { type: 'positive-number', default: 30 },
     doc: "how long a request's headers and body may take to arrive; a slower HTTP/1.1 request is answered 408 and closed, a slower HTTP/2 request stream is reset (slow-client protection)",
   },
+  'Server:MaxConnections': {
+    kind: { type: 'integer', default: 0, min: 0 },
+    docDefault: '`0`: derived',
+    doc: 'open connections at most; `0` derives it from the open-file limit (the limit less 10 %, at least 128 less). At the limit a new connection closes the one idle the longest and is refused only when none is idle (see [Connection limits](#connection-limits))',
+  },
   'Server:MaxConnectionsPerAddress': {
     kind: { type: 'integer', default: 0, min: 0 },
-    doc: 'open connections allowed per client address; 0 means no limit. Leave it off behind a load balancer or proxy: every connection then comes from its address',
+    doc: "open connections allowed per client address; 0 means no limit. At the limit a new connection closes that address's connection idle the longest, and is refused only when none is idle. Leave it off behind a load balancer or proxy: every connection then comes from its address",
+  },
+  'Server:IdleTimeoutSeconds': {
+    kind: { type: 'positive-number', default: 120 },
+    doc: 'an HTTP/2 connection without an open stream for this long is closed with GOAWAY; an open stream (a StartSubscribe) keeps it however quiet. HTTP/1.1 keep-alive connections close after 5 s, or this when shorter',
   },
   'Server:TrustProxy': {
     kind: { type: 'list', default: [] },

@@ -84,7 +84,9 @@ describe('loadConfig defaults', () => {
       tls: null,
       shutdownTimeoutSeconds: 10,
       requestTimeoutSeconds: 30,
+      maxConnections: 0,
       maxConnectionsPerAddress: 0,
+      idleTimeoutSeconds: 120,
       trustProxy: [],
     });
     expect(config.database).toEqual({ url: null, dataDir: join(dir, 'data') });

@@ -99,7 +99,9 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
     tls: readTls(reader, cwd),
     shutdownTimeoutSeconds: reader.read('Server:ShutdownTimeoutSeconds'),
     requestTimeoutSeconds: reader.read('Server:RequestTimeoutSeconds'),
+    maxConnections: reader.read('Server:MaxConnections'),
     maxConnectionsPerAddress: reader.read('Server:MaxConnectionsPerAddress'),
+    idleTimeoutSeconds: reader.read('Server:IdleTimeoutSeconds'),
     trustProxy: reader.read('Server:TrustProxy'),
   };
 }

@@ -415,6 +415,44 @@ describe('one-port listener: TLS', () => {
     expect(echoOf(res.body)).toEqual({ httpVersion: '1.1', method: 'GET', url: '/secure-h1', encrypted: true });
   });
 
+  it('closes idle TLS connections: h2 without a stream, HTTP/1.1 keep-alive, and a stalled handshake', async () => {
+    const app = new TestApp();
+    const { port, listener } = await start(app, { tls: { cert, key }, idleTimeoutMs: 300, sniffTimeoutMs: 300 });
+
+    const idle = await connectH2(`https://127.0.0.1:${port}`, { ca: cert });
+    let goaway: number | undefined;
+    idle.on('goaway', (code) => (goaway = code));
+    await http2Request(idle, '/warm');
+    const busy = await connectH2(`https://127.0.0.1:${port}`, { ca: cert });
+    let busyHeaders = false;
+    void http2Request(busy, '/forever', () => (busyHeaders = true)).catch(() => undefined);
+    await eventually(() => busyHeaders, 'the held response to start');
+
+    // Node's HTTP client would hang up itself after so short a keep-alive: a raw TLS client waits.
+    const keepAlive = tls.connect({
+      host: '127.0.0.1',
+      port,
+      ca: cert,
+      servername: 'localhost',
+      ALPNProtocols: ['http/1.1'],
+    });
+    keepAlive.on('error', () => undefined);
+    let answer = '';
+    keepAlive.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    keepAlive.once('secureConnect', () => keepAlive.write('GET /warm HTTP/1.1\r\nHost: x\r\n\r\n'));
+    await eventually(() => answer.includes('"url":"/warm"'), 'the keep-alive answer');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+
+    const handshake = await rawExchange(port, [Buffer.from([0x16, 0x03, 0x01])]);
+    expect(handshake.closedByServer).toBe(true);
+    await eventually(() => idle.closed && keepAlive.closed, 'the idle connections to close');
+    expect(goaway).toBe(http2.constants.NGHTTP2_NO_ERROR);
+    // An open stream keeps its connection however long it is quiet.
+    expect(busy.closed).toBe(false);
+    expect(listener.http2Sessions.size).toBe(1);
+    app.releaseAll();
+  });
+
   it('still serves plain HTTP/1.1 and h2c on the same port', async () => {
     const app = new TestApp();
     const { port } = await start(app, { tls: { cert, key } });

@@ -1,12 +1,14 @@
 import http from 'node:http';
-import http2 from 'node:http2';
+import type http2 from 'node:http2';
 import net from 'node:net';
 import type tls from 'node:tls';
+import { ConnectionTable, type ShedEvent } from './connection-table.js';
+import { createInnerServers, type RequestHandler } from './inner-servers.js';
+import { defaultMaxConnections, readOpenFileLimit } from './open-file-limit.js';
 
-export type RequestHandler = (
-  req: http.IncomingMessage | http2.Http2ServerRequest,
-  res: http.ServerResponse | http2.Http2ServerResponse,
-) => void;
+export type { ShedEvent, ShedReason } from './connection-table.js';
+
+export type { RequestHandler } from './inner-servers.js';
 
 export interface OnePortListenerOptions {
   handler: RequestHandler;
@@ -33,8 +35,22 @@ export interface OnePortListenerOptions {
    * @default 30000
    */
   requestTimeoutMs?: number;
-  /** At most this many open connections per client address; 0 means no limit. @default 0 */
+  /**
+   * At most this many open connections; at the limit a new connection evicts the one idle the
+   * longest and is refused only when none is idle (see ConnectionTable).
+   * @default the open-file limit less a headroom (defaultMaxConnections)
+   */
+  maxConnections?: number;
+  /** The same per client address; 0 means no limit. @default 0 */
   maxConnectionsPerAddress?: number;
+  /**
+   * An HTTP/2 connection without an open stream, or an HTTP/1.1 connection between requests, is
+   * closed after this long (HTTP/2 with GOAWAY). HTTP/1.1 keep-alive ends after at most 5 s anyway.
+   * @default 120000
+   */
+  idleTimeoutMs?: number;
+  /** Called for every connection the listener evicts or refuses (metrics). */
+  onConnectionShed?: (event: ShedEvent) => void;
 }
 
 export interface OnePortListener {
@@ -43,6 +59,8 @@ export interface OnePortListener {
   /** Stops accepting, lets in-flight requests and streams finish, and destroys what is left after `timeoutMs` (default 10000). */
   close(options?: { timeoutMs?: number }): Promise<void>;
   readonly http2Sessions: ReadonlySet<http2.Http2Session>;
+  /** Accepted TCP connections not yet closed. */
+  readonly openConnections: number;
 }
 
 type Protocol = 'tls' | 'h2c' | 'http1';
@@ -54,6 +72,9 @@ const TLS_HANDSHAKE_RECORD = 0x16;
 const DEFAULT_SNIFF_TIMEOUT_MS = 10_000;
 const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+// Node's own default for HTTP/1.1 keep-alive (its HTTP/2 server with allowHTTP1 has none at all).
+const HTTP1_KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /**
  * Decides the protocol from the first bytes, or returns undefined while the bytes seen so far are
@@ -71,8 +92,14 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
   const { logger } = options;
   const sniffTimeoutMs = options.sniffTimeoutMs ?? DEFAULT_SNIFF_TIMEOUT_MS;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const maxConnectionsPerAddress = options.maxConnectionsPerAddress ?? 0;
-  const connectionsPerAddress = new Map<string, number>();
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const connections = new ConnectionTable({
+    maxConnections: options.maxConnections ?? defaultMaxConnections(readOpenFileLimit()),
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 0,
+    idleTimeoutMs,
+    ...(options.onConnectionShed ? { onShed: options.onConnectionShed } : {}),
+    ...(logger ? { logger } : {}),
+  });
   let closing = false;
   let closePromise: Promise<void> | null = null;
   let boundAddress: { port: number; host: string } | null = null;
@@ -91,7 +118,10 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     req: http.IncomingMessage | http2.Http2ServerRequest,
     res: http.ServerResponse | http2.Http2ServerResponse,
   ): void => {
-    if (res instanceof http.ServerResponse) trackHttp1Response(res);
+    if (res instanceof http.ServerResponse) {
+      trackHttp1Response(res);
+      connections.requestStarted(req.socket, res);
+    }
     try {
       options.handler(req, res);
     } catch (err) {
@@ -113,79 +143,19 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     });
   };
 
-  // Node enforces these from a periodic check; it runs often enough for the timeout to mean something.
-  const httpServer = http.createServer(
-    {
-      requestTimeout: requestTimeoutMs,
-      headersTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeoutMs / 4))),
-    },
+  const { httpServer, h2cServer, secureServer } = createInnerServers({
+    tls: options.tls ?? null,
+    ...(options.http2Settings ? { http2Settings: options.http2Settings } : {}),
+    requestTimeoutMs,
+    keepAliveTimeoutMs: Math.min(HTTP1_KEEP_ALIVE_TIMEOUT_MS, idleTimeoutMs),
+    handshakeTimeoutMs: sniffTimeoutMs,
     dispatch,
-  );
-  const h2cServer = http2.createServer({ settings: options.http2Settings });
-  const secureServer = options.tls
-    ? http2.createSecureServer({
-        cert: options.tls.cert,
-        key: options.tls.key,
-        allowHTTP1: true,
-        ALPNProtocols: ['h2', 'http/1.1'],
-        settings: options.http2Settings,
-      })
-    : null;
-
-  // HTTP/2 streams are turned into compatibility requests here rather than by Node, so that a stream
-  // claimed by onHttp2Stream (the gRPC fan-out) never gets a request/response pair attached: those
-  // cost memory on every long-lived stream and would answer trailers of their own.
-  const onStream = (
-    stream: http2.ServerHttp2Stream,
-    headers: http2.IncomingHttpHeaders,
-    _flags: number,
-    rawHeaders: string[],
-  ): void => {
-    try {
-      if (options.onHttp2Stream?.(stream, headers)) return;
-    } catch (err) {
-      logger?.error({ err }, 'onHttp2Stream threw');
-    }
-    const req = new http2.Http2ServerRequest(stream, headers, {}, rawHeaders);
-    const res = new http2.Http2ServerResponse(stream);
-    if (headers[':method'] === 'CONNECT') {
-      res.statusCode = 405;
-      res.end();
-      return;
-    }
-    if (headers.expect !== undefined) {
-      if (headers.expect !== '100-continue') {
-        res.statusCode = 417;
-        res.end();
-        return;
-      }
-      res.writeContinue();
-    }
-    // HTTP/2 has no request timeout of its own: a body trickled byte by byte would hold the stream
-    // (and what the handler buffered) for ever.
-    const timer = setTimeout(() => {
-      if (!req.complete) stream.close(http2.constants.NGHTTP2_CANCEL);
-    }, requestTimeoutMs);
-    timer.unref();
-    req.once('end', () => clearTimeout(timer));
-    stream.once('close', () => clearTimeout(timer));
-    dispatch(req, res);
-  };
-  for (const server of [h2cServer, secureServer]) {
-    if (!server) continue;
-    // Node attaches its own compatibility layer when a 'request' listener is added; ours replaces it.
-    server.removeAllListeners('newListener');
-    server.on('stream', onStream);
-  }
-  // HTTP/1.1 over TLS (ALPN http/1.1) still arrives as 'request' events of the secure server.
-  secureServer?.on('request', dispatch);
-
-  // The inner servers never listen themselves. Node starts its HTTP/1 connection tracking on
-  // 'listening'; without it closeIdleConnections() is a no-op and headersTimeout/requestTimeout
-  // (slow-client protection) are never enforced.
-  httpServer.emit('listening');
-  secureServer?.emit('listening');
+    onStream: (stream, headers) => {
+      connections.streamOpened(stream);
+      return options.onHttp2Stream?.(stream, headers) ?? false;
+    },
+    ...(logger ? { logger } : {}),
+  });
 
   const onSession = (session: http2.Http2Session): void => {
     sessions.add(session);
@@ -196,6 +166,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
     // Session errors are reported through 'sessionError' on the server and then close the session;
     // a listener here keeps an unhandled 'error' from crashing the process.
     session.on('error', () => {});
+    connections.sessionStarted(session);
     try {
       options.onHttp2Session?.(session);
     } catch (err) {
@@ -216,6 +187,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
   secureServer?.on('secureConnection', (tlsSocket: tls.TLSSocket) => {
     tlsSockets.add(tlsSocket);
     tlsSocket.once('close', () => tlsSockets.delete(tlsSocket));
+    connections.established(tlsSocket, tlsSocket);
   });
   // Failed handshakes are routine (scanners, clients that do not trust the certificate); Node's
   // default handler destroys the socket, which is all that is needed.
@@ -226,30 +198,13 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
       sock.destroy();
       return;
     }
+    if (protocol !== 'tls') connections.established(sock);
     sock.pause();
     sock.unshift(head);
     target.emit('connection', sock);
     // Resuming synchronously would let the buffered bytes flow before the HTTP/2 session has read
     // them from the buffer (it does so on the next tick), and the preface would be lost.
     process.nextTick(() => sock.resume());
-  };
-
-  /** Server:MaxConnectionsPerAddress: one address may not take every file descriptor. */
-  const admitAddress = (sock: net.Socket): boolean => {
-    if (maxConnectionsPerAddress <= 0) return true;
-    const address = sock.remoteAddress ?? 'unknown';
-    const open = connectionsPerAddress.get(address) ?? 0;
-    if (open >= maxConnectionsPerAddress) {
-      sock.destroy();
-      return false;
-    }
-    connectionsPerAddress.set(address, open + 1);
-    sock.once('close', () => {
-      const left = (connectionsPerAddress.get(address) ?? 1) - 1;
-      if (left > 0) connectionsPerAddress.set(address, left);
-      else connectionsPerAddress.delete(address);
-    });
-    return true;
   };
 
   const onConnection = (sock: net.Socket): void => {
@@ -260,7 +215,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
       sock.destroy();
       return;
     }
-    if (!admitAddress(sock)) return;
+    if (!connections.admit(sock)) return;
     rawSockets.add(sock);
     sock.once('close', () => {
       rawSockets.delete(sock);
@@ -332,6 +287,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
 
   const startClose = async (timeoutMs: number): Promise<void> => {
     closing = true;
+    connections.stop();
     const done = new Promise<void>((resolve) => {
       finishClose = resolve;
     });
@@ -394,5 +350,8 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
       return closePromise;
     },
     http2Sessions: sessions,
+    get openConnections() {
+      return rawSockets.size;
+    },
   };
 }

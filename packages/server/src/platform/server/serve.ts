@@ -1,19 +1,39 @@
 import type { Logger } from 'pino';
 import type { App } from '../../app.js';
 import { createOnePortListener, type OnePortListener } from './one-port-listener.js';
+import { defaultMaxConnections, raiseOpenFileLimit } from './open-file-limit.js';
 
-/** The app on its one port (REST, gRPC, TLS), with the listener settings of its configuration. */
-export function createListenerFor(app: App, logger?: Logger): OnePortListener {
+/**
+ * The app on its one port (REST, gRPC, TLS), with the listener settings of its configuration.
+ * Raises the open-file limit first: the default connection limit is derived from it.
+ */
+export function createListenerFor(app: App, logger: Logger = app.logger): OnePortListener {
   const { server } = app.config;
-  return createOnePortListener({
+  const fileLimit = raiseOpenFileLimit(process.pid, logger);
+  const maxConnections = server.maxConnections > 0 ? server.maxConnections : defaultMaxConnections(fileLimit);
+  if (fileLimit && maxConnections >= fileLimit.soft) {
+    logger.warn(
+      { maxConnections, openFileLimit: fileLimit.soft },
+      'Server:MaxConnections is not below the open-file limit: connections can exhaust the descriptors before the limit applies',
+    );
+  }
+  logger.info({ maxConnections, openFileLimit: fileLimit?.soft ?? null }, 'connection limit');
+  const { metrics } = app;
+  const listener = createOnePortListener({
     handler: app.handler,
     onHttp2Stream: app.onHttp2Stream,
     onHttp2Session: app.onHttp2Session,
     tls: server.tls,
     requestTimeoutMs: server.requestTimeoutSeconds * 1000,
+    idleTimeoutMs: server.idleTimeoutSeconds * 1000,
+    maxConnections,
     maxConnectionsPerAddress: server.maxConnectionsPerAddress,
-    ...(logger ? { logger } : {}),
+    onConnectionShed: ({ action, reason }) =>
+      (action === 'evicted' ? metrics.connectionsEvicted : metrics.connectionsRejected).inc({ reason }),
+    logger,
   });
+  metrics.countOpenConnectionsWith(() => listener.openConnections);
+  return listener;
 }
 
 /**

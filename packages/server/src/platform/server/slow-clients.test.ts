@@ -76,32 +76,3 @@ describe('slow clients (Server:RequestTimeoutSeconds)', () => {
     }
   });
 });
-
-describe('Server:MaxConnectionsPerAddress', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ args: ['--Server:MaxConnectionsPerAddress=3'] });
-  });
-  afterAll(() => server?.close());
-
-  it('refuses connections beyond the cap from one address, and admits again once one closes', async () => {
-    const open = await Promise.all([1, 2, 3].map(() => connect(server.port)));
-    const fourth = await connect(server.port);
-    expect(await closed(fourth)).toBe('');
-
-    open[0]!.destroy();
-    await new Promise((resolve) => open[0]!.once('close', resolve));
-    // The server notices the close a moment later; a new connection then gets an answer.
-    let answered = false;
-    for (let attempt = 0; attempt < 50 && !answered; attempt++) {
-      const socket = await connect(server.port);
-      const ended = closed(socket);
-      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      answered = /^HTTP\/1\.1 200 /.test(await ended);
-      if (!answered) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(answered).toBe(true);
-    for (const socket of open) socket.destroy();
-  });
-});
