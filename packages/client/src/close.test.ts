@@ -17,7 +17,7 @@ describe('closing a client ends its stream on the server', () => {
   };
   const streamsOpen = async (n: number) => {
     await until(async () => (await openSubscriptions(fx.admin)) === n, `${n} open streams on the server`);
-    expect(fx.server.app.subscriptions.count).toBe(n);
+    expect(fx.server.app.openStreams).toBe(n);
   };
 
   beforeAll(async () => {

@@ -7,8 +7,9 @@ import type {
   IncomingHttpHeaders,
   ServerHttp2Stream,
 } from 'node:http2';
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { composeGrpc } from './app-grpc.js';
+import { composeRestApi } from './app-rest.js';
 import {
   createChangeHub,
   createLocalChangeFeed,
@@ -19,38 +20,11 @@ import {
 import { openDatabase, type Database } from './db/database.js';
 import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
-import { AuditQueries, auditRoutes } from './features/audit/index.js';
-import {
-  ApiKeys,
-  apiKeyRoutes,
-  authPlugin,
-  authRoutes,
-  createAuthProvider,
-  createSessionStoreAdapter,
-  createSessionIdentityReader,
-  DeferredSigner,
-  MeSchema,
-  type ClaimSettings,
-} from './features/auth/index.js';
-import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features/entries/index.js';
-import { EntryHistory, historyRoutes } from './features/history/index.js';
-import { createMetrics, opsRoutes, type Metrics } from './features/ops/index.js';
-import {
-  ConfigCalls,
-  CredentialRechecks,
-  createGrpcAuthorizer,
-  createGrpcGateway,
-  Subscriptions,
-  VersionSnapshots,
-} from './features/realtime/index.js';
-import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
-import { ConfigTransfer, transferRoutes, VersionCompare } from './features/transfer/index.js';
-import { VersionCommands, VersionQueries, VersionRegistration, versionRoutes } from './features/versions/index.js';
-import { webConsole } from './features/web-console/index.js';
+import { createAuthProvider, createSessionIdentityReader, type ClaimSettings } from './features/auth/index.js';
+import { createMetrics, type Metrics } from './features/ops/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { AppError } from './platform/errors.js';
-import { createHttpApp } from './platform/http/http-app.js';
 import { randomIds, type IdGenerator } from './platform/ids.js';
 import { createLogger } from './platform/logging.js';
 import { retryWithBackoff } from './platform/startup.js';
@@ -68,10 +42,6 @@ export interface AppDependencies {
 
 export interface App {
   readonly config: AppConfig;
-  readonly fastify: FastifyInstance;
-  readonly database: Database;
-  readonly hub: ChangeHub;
-  readonly uow: UnitOfWork;
   readonly metrics: Metrics;
   readonly logger: Logger;
   /** Serves one request of any transport; what the one-port listener calls. */
@@ -80,9 +50,12 @@ export interface App {
   readonly onHttp2Stream: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
   /** Keeps HTTP/2 connections checked with pings. */
   readonly onHttp2Session: (session: Http2Session) => void;
-  readonly subscriptions: Subscriptions;
   /** True once `start` has finished: the database answered, the schema is current, the feed listens. */
   readonly started: boolean;
+  /** Change streams open on this instance (every protocol). */
+  readonly openStreams: number;
+  /** The OpenAPI document of the REST API. */
+  openApiDocument(): unknown;
   /**
    * Connects to the database (migrations, the session secret, seeding, the change feed), retrying
    * with back-off while it cannot be reached; until then every route but health, readiness and
@@ -91,24 +64,22 @@ export interface App {
    */
   start(): Promise<void>;
   /**
-   * Starts draining before the listener closes: readiness turns 503 and open change streams end with
-   * UNAVAILABLE so their clients reconnect to another instance.
+   * The first step of shutting down, before the listener closes: readiness turns 503 and open change
+   * streams end with UNAVAILABLE so their clients reconnect to another instance. Idempotent.
    */
-  beginShutdown(): void;
-  /** Releases everything the app holds; call after the listener has closed. */
+  drain(): void;
+  /** Drains (if not yet done) and releases everything the app holds; call after the listener has closed. */
   close(): Promise<void>;
 }
 
-/**
- * A subscriber whose stream has this much unsent data is too slow and is dropped (it reconnects and
- * resumes). Frames are shared by all subscribers of a version, so this bounds how far one falls
- * behind rather than what each costs; it must allow a burst of large values to wait behind a
- * client's HTTP/2 flow-control window (64 KiB by default in grpc-js).
- */
-const MAX_BUFFERED_BYTES_PER_STREAM = 8 * 1024 * 1024;
+/** The parts below the app's surface, for the tests that inspect or prod the storage directly. */
+export interface AppInternals {
+  readonly database: Database;
+  readonly hub: ChangeHub;
+  readonly uow: UnitOfWork;
+}
+
 const SESSION_PURGE_INTERVAL_MS = 10 * 60 * 1000;
-/** How often open streams check that their credentials still stand: a revoked key ends them within this. */
-const CREDENTIAL_RECHECK_MS = 2000;
 const SHUTTING_DOWN = 'The server is shutting down; reconnect.';
 
 /**
@@ -116,6 +87,14 @@ const SHUTTING_DOWN = 'The server is shutting down; reconnect.';
  * and wired. It neither listens (main.ts and tests do) nor talks to the database (`start` does).
  */
 export async function buildApp(config: AppConfig, deps: AppDependencies = {}): Promise<App> {
+  return (await composeApp(config, deps)).app;
+}
+
+/** `buildApp`, with the internals tests reach into. */
+export async function composeApp(
+  config: AppConfig,
+  deps: AppDependencies = {},
+): Promise<{ app: App; internals: AppInternals }> {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
   const logger = deps.logger ?? createLogger(config.logging.level);
@@ -147,90 +126,32 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   };
   const authProvider = createAuthProvider({ config, uow, clock, ids, logger, claimSettings });
 
-  const fastify = await createHttpApp({
+  const rest = await composeRestApi({
+    config,
+    uow,
+    clock,
+    ids,
     logger,
-    trustProxy: config.server.trustProxy,
-    tls: config.server.tls !== null,
-    isStarted: () => lifecycle.started,
-    onResponse: (labels, seconds) => {
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe({ method: labels.method, route: labels.route }, seconds);
-    },
-  });
-  fastify.addSchema(MeSchema);
-
-  const sessionStore = createSessionStoreAdapter(uow, clock, config.session.idleTimeoutMinutes * 60_000);
-  const signer = new DeferredSigner();
-  await fastify.register(authPlugin, {
-    authenticator: authProvider,
-    signer,
-    sessionStore,
-    idleTimeoutMs: config.session.idleTimeoutMinutes * 60_000,
-  });
-  await fastify.register(opsRoutes, {
     metrics,
-    ping: () => database.ping(),
+    authProvider,
+    isStarted: () => lifecycle.started,
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
+    ping: () => database.ping(),
   });
-  await fastify.register(authRoutes, { authentication: config.authentication });
-  await authProvider.registerRoutes(fastify);
-  await fastify.register(serviceRoutes, {
-    commands: new ServiceCommands(uow, clock, ids, {
-      membersAreLocalUsers: config.authentication.provider === 'Local',
-    }),
-    queries: new ServiceQueries(uow),
-  });
-  await fastify.register(versionRoutes, {
-    commands: new VersionCommands(uow, clock, ids),
-    queries: new VersionQueries(uow),
-  });
-  await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
-  const plans = new EntryPlans(uow, clock, ids);
-  await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans });
-  await fastify.register(transferRoutes, {
-    transfer: new ConfigTransfer(uow, plans, clock),
-    compare: new VersionCompare(uow),
-  });
-  await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
-  const apiKeys = new ApiKeys(uow, clock, ids);
-  await fastify.register(apiKeyRoutes, { apiKeys });
-  await fastify.register(webConsole, { config });
-  await fastify.ready();
-
-  const rechecks = new CredentialRechecks(CREDENTIAL_RECHECK_MS, logger);
-  const subscriptions = new Subscriptions(uow, hub, {
-    rechecks,
-    metrics: {
-      onDelivered: (events) => metrics.eventsDelivered.inc(events),
-      onDropped: () => metrics.subscribersDropped.inc(),
-    },
-  });
-  metrics.countOpenSubscriptionsWith(() => subscriptions.count);
-  const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
-  const authorizer = createGrpcAuthorizer({
-    required: config.grpc.requireAuthentication,
-    apiKeys,
-    verifyBearer: authProvider.verifyBearer?.bind(authProvider),
-    sessionIdentity: createSessionIdentityReader(fastify, authProvider),
-  });
-  const calls = new ConfigCalls({
+  const { fastify, sessionStore, signer } = rest;
+  const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
+    config,
     uow,
-    snapshots,
-    registration: new VersionRegistration(uow, clock, ids),
-    authorizer,
-    isStarted: () => lifecycle.started,
-  });
-  const grpc = createGrpcGateway({
-    calls,
-    subscriptions,
+    hub,
+    clock,
+    ids,
     logger,
     metrics,
-    keepAliveMs: config.grpc.keepAliveSeconds * 1000,
-    maxBufferedBytes: MAX_BUFFERED_BYTES_PER_STREAM,
-    maxReceiveMessageBytes: config.grpc.maxReceiveMessageBytes,
-    requireCredentials: (credentials) => authorizer.requirePresent(credentials),
-    getConfigLayout: config.grpc.getConfigLayout,
+    apiKeys: rest.apiKeys,
+    authProvider,
+    sessionIdentity: createSessionIdentityReader(fastify, authProvider),
+    isStarted: () => lifecycle.started,
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
     fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
   });
@@ -256,21 +177,26 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   };
   let starting: Promise<void> | undefined;
 
-  return {
+  const drain = (): void => {
+    lifecycle.shuttingDown = true;
+    subscriptions.closeAll(SHUTTING_DOWN);
+    grpc.shutdown();
+  };
+
+  const app: App = {
     config,
-    fastify,
-    database,
-    hub,
-    uow,
     metrics,
     logger,
-    subscriptions,
     handler: grpc.handler,
     onHttp2Stream: grpc.onHttp2Stream,
     onHttp2Session: grpc.onHttp2Session,
     get started() {
       return lifecycle.started;
     },
+    get openStreams() {
+      return subscriptions.count;
+    },
+    openApiDocument: () => fastify.swagger(),
     start() {
       starting ??= retryWithBackoff(connectToDatabase, {
         // Failures of the database (translated to UNAVAILABLE by the storage layer) are retried;
@@ -284,18 +210,12 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
       });
       return starting;
     },
-    beginShutdown: () => {
-      lifecycle.shuttingDown = true;
-      subscriptions.closeAll(SHUTTING_DOWN);
-      grpc.shutdown();
-    },
+    drain,
     async close() {
-      lifecycle.shuttingDown = true;
+      drain();
       stopStarting.abort();
       await starting?.catch(() => undefined);
-      subscriptions.closeAll(SHUTTING_DOWN);
       rechecks.close();
-      grpc.shutdown();
       snapshots.close();
       await authProvider.close();
       clearInterval(purgeTimer);
@@ -304,6 +224,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
       await database.close();
     },
   };
+  return { app, internals: { database, hub, uow } };
 }
 
 /**

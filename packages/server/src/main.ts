@@ -27,7 +27,7 @@ async function main(): Promise<void> {
       port: address.port,
       host: address.host,
       tls: config.server.tls !== null,
-      database: app.database.dialect,
+      database: config.database.url ? 'postgres' : 'sqlite',
       provider: config.authentication.provider,
       environment: config.environment,
     },

@@ -24,7 +24,7 @@ async function openApiDocument(): Promise<unknown> {
   });
   const app = await buildApp(config);
   try {
-    return app.fastify.swagger();
+    return app.openApiDocument();
   } finally {
     await app.close();
   }

@@ -85,7 +85,9 @@ async function startLocal(kind: 'sqlite' | 'postgres'): Promise<ProviderHarness>
     });
     if (created.status !== 201) throw new Error(`creating ${person.id}: ${created.status} ${created.text}`);
   }
-  await sql`update users set role = ${'viewer'} where username = ${people.nobody.id}`.execute(server.app.database.db);
+  await sql`update users set role = ${'viewer'} where username = ${people.nobody.id}`.execute(
+    server.internals.database.db,
+  );
   return {
     server,
     people,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { buildApp, type App, type AppDependencies } from '../app.js';
+import { composeApp, type App, type AppDependencies, type AppInternals } from '../app.js';
 import { loadConfig } from '../platform/config/load-config.js';
 import type { OnePortListener } from '../platform/server/one-port-listener.js';
 import { createListenerFor } from '../platform/server/serve.js';
@@ -77,6 +77,8 @@ export class ApiClient {
 
 export interface TestServer {
   readonly app: App;
+  /** The database, hub and unit of work behind the app, for tests that prod the storage directly. */
+  readonly internals: AppInternals;
   readonly baseUrl: string;
   readonly port: number;
   readonly database: TestDatabase;
@@ -125,7 +127,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       ...(options.args ?? []),
     ],
   });
-  const app = await buildApp(config, options.deps);
+  const { app, internals } = await composeApp(config, options.deps);
   try {
     await app.start();
   } catch (error) {
@@ -139,6 +141,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   let closed = false;
   const server: TestServer = {
     app,
+    internals,
     baseUrl,
     port,
     database,
@@ -146,10 +149,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     client: () => new ApiClient(baseUrl),
     admin: () => new ApiClient(baseUrl).login(adminName, ADMIN_PASSWORD),
     async flushChanges() {
-      if (app.database.dialect !== 'postgres') return;
+      if (internals.database.dialect !== 'postgres') return;
       const marker = randomUUID();
       const arrived = new Promise<void>((resolve) => {
-        const stop = app.hub.subscribe(marker, () => {
+        const stop = internals.hub.subscribe(marker, () => {
           stop();
           resolve();
         });
@@ -161,7 +164,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
         timestamp: 1,
         entries: [],
       });
-      await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(app.database.db);
+      await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(internals.database.db);
       await arrived;
     },
     async userWithRole(username, role) {

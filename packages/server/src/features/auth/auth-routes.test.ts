@@ -109,7 +109,7 @@ describe.each(databaseKinds)('sign-in and authorization on %s', (kind) => {
       admin.post('/api/auditlogs/search', { serviceId, pageSize: 500 }),
     ]);
     const services = await admin.post('/api/services/search', { pageSize: 500 });
-    const hashes = await server.app.database.db
+    const hashes = await server.internals.database.db
       .selectFrom('users')
       .select(['username', 'password_hash', 'role'])
       .orderBy('username')

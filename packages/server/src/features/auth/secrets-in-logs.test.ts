@@ -23,7 +23,7 @@ describe('logs at the most verbose level', () => {
     await admin.get('/api/auth/me', { headers: { authorization: 'Bearer some-bearer-token-value' } });
 
     const secret = (
-      await server.app.database.db
+      await server.internals.database.db
         .selectFrom('settings')
         .select('value')
         .where('key', '=', 'session-secret')

@@ -41,7 +41,7 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
     // Changes committed before (with PostgreSQL they arrive through LISTEN, a moment later) are not ours.
     await server.flushChanges();
     const seen: ChangeNotice[] = [];
-    const stop = server.app.hub.subscribe(versionId, (n) => seen.push(n));
+    const stop = server.internals.hub.subscribe(versionId, (n) => seen.push(n));
     try {
       await fn();
       await server.flushChanges();
@@ -335,7 +335,7 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
     expect((await admin.delete(`${base}/${entry.id}`)).status).toBe(404);
     expect((await admin.put(`${base}/set`, [{ id: entry.id, rawValue: 'x', generation: 3 }])).status).toBe(404);
 
-    const tombstones = await server.app.uow.read.entries.changedSince(versionId, 0);
+    const tombstones = await server.internals.uow.read.entries.changedSince(versionId, 0);
     expect(tombstones.find((e) => e.key === 'Gone:Soon')).toMatchObject({
       deleted: true,
       rawValue: null,
@@ -396,7 +396,7 @@ describe.each(databaseKinds)('the change clock on %s', (kind) => {
       const sid = (await admin.post('/api/services', { name: 'clock' })).body.id;
       const vid = (await admin.post(`/api/configversions/${sid}`, { versionLabel: '1' })).body.id;
       const seen: number[] = [];
-      server.app.hub.subscribe(vid, (n) => seen.push(n.timestamp));
+      server.internals.hub.subscribe(vid, (n) => seen.push(n.timestamp));
       for (let i = 0; i < 5; i++) await admin.post(`/api/configentries/${sid}/${vid}`, { key: `K${i}`, valueType: 1 });
       await server.flushChanges();
       expect(seen).toHaveLength(5);

@@ -243,7 +243,7 @@ describe.each(databaseKinds)('readiness when the database is gone on %s', (kind)
       const admin = await server.admin();
       expect((await server.client().get('/readyz')).status).toBe(200);
 
-      await server.app.database.close();
+      await server.internals.database.close();
 
       const ready = await server.client().get('/readyz');
       expectProblem(ready, 503, '/readyz');
@@ -271,7 +271,7 @@ describe.each(databaseKinds)('readiness when the database is gone on %s', (kind)
       try {
         expect((await server.client().get('/healthz')).status).toBe(200);
         expect((await server.client().get('/auth/config')).status).toBe(200);
-        await server.app.database.close();
+        await server.internals.database.close();
         expect((await server.client().get('/readyz')).status).toBe(503);
       } finally {
         await server.close();
@@ -294,7 +294,7 @@ describe.each(databaseKinds)('readiness when the database is gone on %s', (kind)
     const server = await startTestServer({ kind });
     try {
       expect((await server.client().get('/readyz')).status).toBe(200);
-      server.app.beginShutdown();
+      server.app.drain();
       expectProblem(await server.client().get('/readyz'), 503, '/readyz draining');
       expect((await server.client().get('/healthz')).status).toBe(200);
     } finally {

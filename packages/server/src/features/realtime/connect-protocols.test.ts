@@ -181,7 +181,7 @@ describe('Connect-ES clients (Connect, gRPC-Web, gRPC) on the shared port', () =
       try {
         await native.until((s) => s.events.length >= 1);
         for (const s of streams) await s.until((x) => x.messages.length >= 1);
-        expect(server.app.subscriptions.count).toBe(protocols.length + 1);
+        expect(server.app.openStreams).toBe(protocols.length + 1);
         expect(await metric('native')).toBe(
           nativeBefore + 1 + protocols.filter((p) => p.subscribePath === 'native').length,
         );
@@ -259,8 +259,8 @@ describe('Connect-ES clients (Connect, gRPC-Web, gRPC) on the shared port', () =
 
       // Every cancelled stream is released on the server.
       const deadline = Date.now() + 10_000;
-      while (server.app.subscriptions.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(server.app.subscriptions.count).toBe(0);
+      while (server.app.openStreams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(server.app.openStreams).toBe(0);
     });
 
     it.each(protocols)('resumes $name after a timestamp with only later changes', async (p) => {
@@ -272,7 +272,7 @@ describe('Connect-ES clients (Connect, gRPC-Web, gRPC) on the shared port', () =
         (messages) => messages.length >= 1,
       );
       try {
-        await stream.until(() => server.app.subscriptions.count >= 1);
+        await stream.until(() => server.app.openStreams >= 1);
         await setValue(admin, serviceId, versionId, entries.B!, `resumed by ${p.name}`);
         await stream.done;
       } finally {

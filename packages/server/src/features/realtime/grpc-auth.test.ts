@@ -309,7 +309,7 @@ describe.each(databaseKinds)('gRPC with Grpc:RequireAuthentication on %s', (kind
       expect(await connectCode(client.getConfig({ serviceId, version: '1.0.0' }, forged))).toBe(UNAUTHENTICATED);
     }
     // Demoted to no policy at all: the session is still valid but may not read.
-    await server.app.database.db
+    await server.internals.database.db
       .updateTable('users')
       .set({ role: 'auditor' })
       .where('username', '=', 'console-none')

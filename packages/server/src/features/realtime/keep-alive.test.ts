@@ -62,16 +62,16 @@ describe('HTTP/2 keep-alive', () => {
       const staying = healthy.subscribe({ serviceId, versionId, timestamp: timestampFromMicros(0) });
       await vanishing.until((s) => s.events.length >= 1);
       await staying.until((s) => s.events.length >= 1);
-      expect(server.app.subscriptions.count).toBe(2);
+      expect(server.app.openStreams).toBe(2);
 
       relay.goSilent();
       // Unanswered pings: the server closes that connection and forgets the subscription, while
       // the healthy subscriber (which answers pings) stays.
       const deadline = Date.now() + 15_000;
-      while (server.app.subscriptions.count > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(server.app.subscriptions.count).toBe(1);
+      while (server.app.openStreams > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(server.app.openStreams).toBe(1);
       await new Promise((r) => setTimeout(r, 600)); // a few more ping rounds
-      expect(server.app.subscriptions.count).toBe(1);
+      expect(server.app.openStreams).toBe(1);
       vanishing.cancel();
       staying.cancel();
     } finally {

@@ -36,10 +36,10 @@ describe.each(databaseKinds)('graceful shutdown with open change streams on %s',
       await native.until((s) => s.events.length >= 1);
       await overHttp1.until((s) => s.messages.length >= 1);
       await overHttp2.until((s) => s.messages.length >= 1);
-      expect(server.app.subscriptions.count).toBe(3);
+      expect(server.app.openStreams).toBe(3);
 
       // What main.ts does on SIGTERM: drain, close the listener, release the app.
-      server.app.beginShutdown();
+      server.app.drain();
       expect((await admin.get('/readyz')).status).toBe(503);
       // Started first with a long timeout, so server.close() below waits for this graceful close
       // instead of destroying what is left after its own short timeout: it only resolves when every
@@ -64,7 +64,7 @@ describe.each(databaseKinds)('graceful shutdown with open change streams on %s',
         expect(s.messages).toHaveLength(1);
       }
       expect(native.events).toHaveLength(1);
-      expect(server.app.subscriptions.count).toBe(0);
+      expect(server.app.openStreams).toBe(0);
       expect(server.listener.http2Sessions.size).toBe(0);
     } finally {
       sessionManager.abort();
@@ -80,7 +80,7 @@ describe.each(databaseKinds)('graceful shutdown with open change streams on %s',
       const admin = await server.admin();
       const serviceId = (await admin.post('/api/services', { name: 'draining' })).body.id;
       const versionId = await registerVersion(grpcClient, serviceId, '1', [{ key: 'A', value: '1' }]);
-      server.app.beginShutdown();
+      server.app.drain();
 
       // The listener is still open (main.ts closes it right after); a stream opened now must not
       // be left hanging on a server that is about to go away.
@@ -94,7 +94,7 @@ describe.each(databaseKinds)('graceful shutdown with open change streams on %s',
       const stream = new ConnectStream((signal) => connect.startSubscribe({ serviceId, versionId }, { signal }));
       await stream.done;
       expect(stream.error?.code).toBe(Code.Unavailable);
-      expect(server.app.subscriptions.count).toBe(0);
+      expect(server.app.openStreams).toBe(0);
     } finally {
       grpcClient.close();
       await server.close();

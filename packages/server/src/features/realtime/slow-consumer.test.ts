@@ -112,7 +112,7 @@ describe.each(databaseKinds)('a subscriber that stops reading on %s', (kind) => 
       await reader.until((s) => s.events.length >= 1);
       // The stalled stream is established (its backfill is waiting on the server) before the changes start.
       await waitFor(
-        () => stalled.responseHeaders !== undefined && server.app.subscriptions.count === 2,
+        () => stalled.responseHeaders !== undefined && server.app.openStreams === 2,
         'the stalled subscription',
       );
       expect(stalled.responseHeaders?.[':status']).toBe(200);
@@ -139,7 +139,7 @@ describe.each(databaseKinds)('a subscriber that stops reading on %s', (kind) => 
       // REFUSED_STREAM: gRPC clients report it as UNAVAILABLE and reconnect (CANCEL would read as
       // the client's own cancellation).
       expect(stalled.stream.rstCode).toBe(http2.constants.NGHTTP2_REFUSED_STREAM);
-      expect(server.app.subscriptions.count).toBe(1);
+      expect(server.app.openStreams).toBe(1);
       expect(await readMetric(admin, 'realtime_subscribers_dropped_total')).toBe(droppedBefore + 1);
       expect(await readMetric(admin, 'realtime_open_subscriptions')).toBe(1);
 

@@ -62,7 +62,7 @@ describe('stream races', () => {
 
   it('ends a subscription with NOT_FOUND when its version is deleted between the existence check and going live', async () => {
     const { serviceId, versionId } = await version('deleted-while-opening');
-    const { uow, hub } = server.app;
+    const { uow, hub } = server.internals;
     const subscriptions = new Subscriptions(
       withReadHook(uow, {
         versions: {
@@ -85,7 +85,7 @@ describe('stream races', () => {
 
   it('frees the subscription of a Connect client that went away while its backfill was read', async () => {
     const { serviceId, versionId } = await version('gone-during-backfill');
-    const { uow, hub } = server.app;
+    const { uow, hub } = server.internals;
     let backfillEntered!: () => void;
     const entered = new Promise<void>((resolve) => (backfillEntered = resolve));
     let releaseBackfill!: () => void;

@@ -48,7 +48,7 @@ export function stopGracefully(app: App, listener: OnePortListener): { stop(reas
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, 'shutting down');
-    app.beginShutdown();
+    app.drain();
     listener
       .close({ timeoutMs: app.config.server.shutdownTimeoutSeconds * 1000 })
       .then(() => app.close())

@@ -24,7 +24,7 @@ describe.each(databaseKinds)('API keys of a service on %s', (kind) => {
   }
 
   const storedKeys = (serviceId: string) =>
-    server.app.database.db.selectFrom('api_keys').selectAll().where('service_id', '=', serviceId).execute();
+    server.internals.database.db.selectFrom('api_keys').selectAll().where('service_id', '=', serviceId).execute();
 
   const auditOf = async (serviceId: string, entityType = 'ApiKey') => {
     const res = await admin.post('/api/auditlogs/search', { serviceId, entityType });

@@ -26,13 +26,14 @@ describe.each(databaseKinds)('passwords and sessions on %s', (kind) => {
 
   const storedHash = async (username: string) =>
     (
-      await server.app.database.db
+      await server.internals.database.db
         .selectFrom('users')
         .select('password_hash')
         .where('username', '=', username)
         .executeTakeFirst()
     )?.password_hash;
-  const userCount = async () => (await server.app.database.db.selectFrom('users').select('username').execute()).length;
+  const userCount = async () =>
+    (await server.internals.database.db.selectFrom('users').select('username').execute()).length;
   const signIn = async (username: string, password: string) =>
     new ApiClient(server.baseUrl).post('/auth/login', { username, password });
 
@@ -183,7 +184,7 @@ describe.each(databaseKinds)('the seeded default password on %s', (kind) => {
           .status,
       ).toBe(204);
       expect((await admin.get('/auth/me')).body.passwordChangeRequired).toBe(false);
-      const row = await server.app.database.db
+      const row = await server.internals.database.db
         .selectFrom('users')
         .select('must_change_password')
         .where('username', '=', 'admin')

@@ -52,7 +52,7 @@ describe.each(databaseKinds)('users API on %s', (kind) => {
   afterAll(() => server?.close());
 
   async function storedUsers() {
-    return server.app.database.db
+    return server.internals.database.db
       .selectFrom('users')
       .select(['username', 'password_hash', 'role', 'updated_at'])
       .orderBy('username')
@@ -258,7 +258,7 @@ describe.each(databaseKinds)('the last admin on %s', (kind) => {
   afterAll(() => server?.close());
 
   async function roles() {
-    const rows = await server.app.database.db
+    const rows = await server.internals.database.db
       .selectFrom('users')
       .select(['username', 'role'])
       .orderBy('username')

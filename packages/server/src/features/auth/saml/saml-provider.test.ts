@@ -222,7 +222,7 @@ describe.each(databaseKinds)('Saml provider on %s', (kind) => {
     const assertionId = `_a${randomUUID()}`;
     const response = buildResponse(idp, { inResponseTo: login.requestId, acsUrl, assertionId });
     expect((await postAcs(first, response, '/')).status).toBe(302);
-    const stored = await server.app.database.db
+    const stored = await server.internals.database.db
       .selectFrom('saml_assertions')
       .select('id')
       .where('id', '=', assertionId)

@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Logger } from 'pino';
+import type { ChangeHub, Identity, UnitOfWork } from './core/index.js';
+import type { ApiKeys, AuthProvider } from './features/auth/index.js';
+import type { Metrics } from './features/ops/index.js';
+import {
+  ConfigCalls,
+  createGrpcAuthorizer,
+  createGrpcGateway,
+  CredentialRechecks,
+  Subscriptions,
+  VersionSnapshots,
+} from './features/realtime/index.js';
+import { VersionRegistration } from './features/versions/index.js';
+import type { Clock } from './platform/clock.js';
+import type { AppConfig } from './platform/config/app-config.js';
+import type { IdGenerator } from './platform/ids.js';
+
+/**
+ * A subscriber whose stream has this much unsent data is too slow and is dropped (it reconnects and
+ * resumes). Frames are shared by all subscribers of a version, so this bounds how far one falls
+ * behind rather than what each costs; it must allow a burst of large values to wait behind a
+ * client's HTTP/2 flow-control window (64 KiB by default in grpc-js).
+ */
+const MAX_BUFFERED_BYTES_PER_STREAM = 8 * 1024 * 1024;
+/** How often open streams check that their credentials still stand: a revoked key ends them within this. */
+const CREDENTIAL_RECHECK_MS = 2000;
+
+export interface GrpcParts {
+  readonly config: AppConfig;
+  readonly uow: UnitOfWork;
+  readonly hub: ChangeHub;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly apiKeys: ApiKeys;
+  readonly authProvider: AuthProvider;
+  /** The identity of a signed-in console session, from the Cookie header. */
+  readonly sessionIdentity: (cookieHeader: string | undefined) => Promise<Identity | null>;
+  readonly isStarted: () => boolean;
+  /** Where everything that is not an RPC goes: the REST API and the console. */
+  readonly fallback: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+}
+
+/**
+ * The gRPC service on the shared port (native HTTP/2, Connect-ES) with its change streams and
+ * GetConfig snapshots: part of the composition root (app.ts).
+ */
+export function composeGrpc(parts: GrpcParts) {
+  const { config, uow, hub, clock, ids, logger, metrics, authProvider } = parts;
+  const rechecks = new CredentialRechecks(CREDENTIAL_RECHECK_MS, logger);
+  const subscriptions = new Subscriptions(uow, hub, {
+    rechecks,
+    metrics: {
+      onDelivered: (events) => metrics.eventsDelivered.inc(events),
+      onDropped: () => metrics.subscribersDropped.inc(),
+    },
+  });
+  metrics.countOpenSubscriptionsWith(() => subscriptions.count);
+  const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
+  const authorizer = createGrpcAuthorizer({
+    required: config.grpc.requireAuthentication,
+    apiKeys: parts.apiKeys,
+    verifyBearer: authProvider.verifyBearer?.bind(authProvider),
+    sessionIdentity: parts.sessionIdentity,
+  });
+  const calls = new ConfigCalls({
+    uow,
+    snapshots,
+    registration: new VersionRegistration(uow, clock, ids),
+    authorizer,
+    isStarted: parts.isStarted,
+  });
+  const grpc = createGrpcGateway({
+    calls,
+    subscriptions,
+    logger,
+    metrics,
+    keepAliveMs: config.grpc.keepAliveSeconds * 1000,
+    maxBufferedBytes: MAX_BUFFERED_BYTES_PER_STREAM,
+    maxReceiveMessageBytes: config.grpc.maxReceiveMessageBytes,
+    requireCredentials: (credentials) => authorizer.requirePresent(credentials),
+    getConfigLayout: config.grpc.getConfigLayout,
+    fallback: parts.fallback,
+  });
+  return { grpc, subscriptions, snapshots, rechecks };
+}

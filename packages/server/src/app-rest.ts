@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { UnitOfWork } from './core/index.js';
+import { AuditQueries, auditRoutes } from './features/audit/index.js';
+import {
+  ApiKeys,
+  apiKeyRoutes,
+  authPlugin,
+  authRoutes,
+  createSessionStoreAdapter,
+  DeferredSigner,
+  MeSchema,
+  type AuthProvider,
+} from './features/auth/index.js';
+import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features/entries/index.js';
+import { EntryHistory, historyRoutes } from './features/history/index.js';
+import { opsRoutes, type Metrics } from './features/ops/index.js';
+import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
+import { ConfigTransfer, transferRoutes, VersionCompare } from './features/transfer/index.js';
+import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
+import { webConsole } from './features/web-console/index.js';
+import type { Clock } from './platform/clock.js';
+import type { AppConfig } from './platform/config/app-config.js';
+import { createHttpApp } from './platform/http/http-app.js';
+import type { IdGenerator } from './platform/ids.js';
+
+export interface RestApiParts {
+  readonly config: AppConfig;
+  readonly uow: UnitOfWork;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly authProvider: AuthProvider;
+  readonly isStarted: () => boolean;
+  readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
+  readonly ping: () => Promise<void>;
+}
+
+/**
+ * The REST API, the sign-in routes, the operations endpoints and the console on one Fastify app:
+ * part of the composition root (app.ts), where each feature's commands and queries are made.
+ */
+export async function composeRestApi(parts: RestApiParts) {
+  const { config, uow, clock, ids, logger, metrics, authProvider } = parts;
+  const fastify: FastifyInstance = await createHttpApp({
+    logger,
+    trustProxy: config.server.trustProxy,
+    tls: config.server.tls !== null,
+    isStarted: parts.isStarted,
+    onResponse: (labels, seconds) => {
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe({ method: labels.method, route: labels.route }, seconds);
+    },
+  });
+  fastify.addSchema(MeSchema);
+
+  const idleTimeoutMs = config.session.idleTimeoutMinutes * 60_000;
+  const sessionStore = createSessionStoreAdapter(uow, clock, idleTimeoutMs);
+  const signer = new DeferredSigner();
+  await fastify.register(authPlugin, { authenticator: authProvider, signer, sessionStore, idleTimeoutMs });
+  await fastify.register(opsRoutes, { metrics, ping: parts.ping, readiness: parts.readiness });
+  await fastify.register(authRoutes, { authentication: config.authentication });
+  await authProvider.registerRoutes(fastify);
+  await fastify.register(serviceRoutes, {
+    commands: new ServiceCommands(uow, clock, ids, {
+      membersAreLocalUsers: config.authentication.provider === 'Local',
+    }),
+    queries: new ServiceQueries(uow),
+  });
+  await fastify.register(versionRoutes, {
+    commands: new VersionCommands(uow, clock, ids),
+    queries: new VersionQueries(uow),
+  });
+  await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
+  const plans = new EntryPlans(uow, clock, ids);
+  await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans });
+  await fastify.register(transferRoutes, {
+    transfer: new ConfigTransfer(uow, plans, clock),
+    compare: new VersionCompare(uow),
+  });
+  await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
+  const apiKeys = new ApiKeys(uow, clock, ids);
+  await fastify.register(apiKeyRoutes, { apiKeys });
+  await fastify.register(webConsole, { config });
+  await fastify.ready();
+  return { fastify, sessionStore, signer, apiKeys };
+}
