@@ -40,7 +40,7 @@ import {
   type ChangeHub,
 } from './features/realtime/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
-import { ConfigTransfer, transferRoutes, VersionCompare } from './features/transfer/index.js';
+import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, VersionRegistration, versionRoutes } from './features/versions/index.js';
 import { webConsole } from './features/web-console/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
@@ -179,12 +179,18 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
     commands: new VersionCommands(uow, clock, ids),
     queries: new VersionQueries(uow),
   });
-  await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
-  const plans = new EntryPlans(uow, clock, ids);
+  const caps = config.versions;
+  await fastify.register(entryRoutes, {
+    commands: new EntryCommands(uow, clock, ids, caps),
+    queries: new EntryQueries(uow),
+  });
+  const plans = new EntryPlans(uow, clock, ids, caps);
   await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans });
+  const yamlWorkers = createYamlWorkers();
   await fastify.register(transferRoutes, {
-    transfer: new ConfigTransfer(uow, plans, clock),
+    transfer: new ConfigTransfer(uow, plans, clock, caps, yamlWorkers),
     compare: new VersionCompare(uow),
+    caps,
   });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
   const apiKeys = new ApiKeys(uow, clock, ids);
@@ -207,7 +213,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   const calls = new ConfigCalls({
     uow,
     snapshots,
-    registration: new VersionRegistration(uow, clock, ids),
+    registration: new VersionRegistration(uow, clock, ids, caps),
     authorizer,
     isStarted: () => lifecycle.started,
   });
@@ -289,6 +295,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
       await authProvider.close();
       clearInterval(purgeTimer);
       await fastify.close();
+      await yamlWorkers.close();
       await feed.close();
       await database.close();
     },

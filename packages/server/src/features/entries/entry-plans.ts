@@ -8,6 +8,13 @@ import type { EntryChange } from '../realtime/index.js';
 import type { NewEntry } from './entry-commands.js';
 import type { EntryRecord } from './entry-store.js';
 import { checkKey, checkValue } from './value-types.js';
+import {
+  requireWithinVersionCaps,
+  sizeChange,
+  totalChange,
+  type SizeChange,
+  type VersionCaps,
+} from './version-caps.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
 export type PlannedChange =
@@ -45,8 +52,6 @@ export interface PlanOutcome {
   readonly applied: boolean;
 }
 
-/** Changes one plan may hold: as many entries as one registration declares. */
-export const MAX_PLAN_CHANGES = 5000;
 /** Changes written between two turns of the event loop. */
 const CHUNK = 200;
 
@@ -104,11 +109,17 @@ function describe(plan: Plan, current: ReadonlyMap<string, EntryRecord>, applied
  * entry, one change notice (one stream event).
  */
 export class EntryPlans {
+  /** Changes one plan may hold (and keys one request may name): every entry of a full version deleted and as many created. */
+  readonly maxChanges: number;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {}
+    private readonly caps: VersionCaps,
+  ) {
+    this.maxChanges = 2 * caps.maxEntries;
+  }
 
   preview(serviceId: string, versionId: string, planner: Planner): Promise<PlanOutcome> {
     return this.uow.readConsistent(async (stores) => {
@@ -118,8 +129,9 @@ export class EntryPlans {
       const plan = await planner(stores, versionId);
       const current = await liveByKey(stores, versionId, plan.considered);
       // A dry run refuses what applying it would refuse, so a preview never promises a failing batch.
-      requireWithinLimit(plan);
+      requireWithinLimit(plan, this.maxChanges);
       requireValid(plan, current);
+      await requireWithinVersionCaps(stores, this.caps, versionId, sizeChangeOf(plan, current), { dryRun: true });
       return describe(plan, current, false);
     });
   }
@@ -149,11 +161,12 @@ export class EntryPlans {
       const plan = await planner(ctx, versionId);
       const current = await liveByKey(ctx, versionId, plan.considered);
       if (expected) requireUnchanged(expected, plan, current);
-      requireWithinLimit(plan);
+      requireWithinLimit(plan, this.maxChanges);
       if (!canAll && plan.changes.some((c) => c.kind !== 'set')) {
         throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
       }
       requireValid(plan, current);
+      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChangeOf(plan, current));
       const changed = await this.write(
         ctx,
         identity,
@@ -284,11 +297,25 @@ function requireUnchanged(
   }
 }
 
-function requireWithinLimit(plan: Plan): void {
-  if (plan.changes.length > MAX_PLAN_CHANGES) {
-    throw AppError.invalid(`A batch holds at most ${MAX_PLAN_CHANGES} changes (this one has ${plan.changes.length}).`);
+function requireWithinLimit(plan: Plan, max: number): void {
+  if (plan.changes.length > max) {
+    throw AppError.invalid(`A batch holds at most ${max} changes (this one has ${plan.changes.length}).`);
   }
 }
+
+/** What applying the plan does to the version's size, change by change as `write` applies them. */
+function sizeChangeOf(plan: Plan, current: ReadonlyMap<string, EntryRecord>): SizeChange {
+  return totalChange(
+    plan.changes.map((change) => {
+      const before = current.get(keyOf(change));
+      if (change.kind === 'set') return before ? sizeChange(before, { ...before, rawValue: change.rawValue }) : NONE;
+      if (change.kind === 'delete') return sizeChange(before, null);
+      return sizeChange(before, change.entry);
+    }),
+  );
+}
+
+const NONE: SizeChange = { entries: 0, bytes: 0 };
 
 function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecord>): void {
   const errors: FieldErrors = {};

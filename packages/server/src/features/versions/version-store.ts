@@ -11,6 +11,13 @@ export interface VersionRecord {
   readonly updatedAt: number;
 }
 
+/** What a version holds: live entries and the UTF-8 bytes of their texts (the counters of Versions:Max*). */
+export interface VersionSize {
+  readonly versionLabel: string;
+  readonly entries: number;
+  readonly bytes: number;
+}
+
 export interface VersionStore {
   insert(version: VersionRecord): Promise<void>;
   get(serviceId: string, id: string): Promise<VersionRecord | undefined>;
@@ -35,6 +42,9 @@ export interface VersionStore {
    * check and the clock in one statement.
    */
   advanceClock(id: string, nowMicros: number, serviceId?: string): Promise<number | undefined>;
+  size(id: string): Promise<VersionSize | undefined>;
+  /** Adds a change to the version's size counters and answers the new size (locking the row in PostgreSQL). */
+  resize(id: string, change: { entries: number; bytes: number }): Promise<VersionSize | undefined>;
 }
 
 function toRecord(row: Selectable<VersionsTable>): VersionRecord {
@@ -62,6 +72,8 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           created_at: version.createdAt,
           updated_at: version.updatedAt,
           last_change_ts: 0,
+          entry_count: 0,
+          entry_bytes: 0,
         })
         .execute();
     },
@@ -124,5 +136,29 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .executeTakeFirst();
       return row ? Number(row.last_change_ts) : undefined;
     },
+    async size(id) {
+      const row = await db
+        .selectFrom('versions')
+        .select(['version_label', 'entry_count', 'entry_bytes'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? sizeOf(row) : undefined;
+    },
+    async resize(id, change) {
+      const row = await db
+        .updateTable('versions')
+        .set({
+          entry_count: sql<number>`entry_count + ${change.entries}`,
+          entry_bytes: sql<number>`entry_bytes + ${change.bytes}`,
+        })
+        .where('id', '=', id)
+        .returning(['version_label', 'entry_count', 'entry_bytes'])
+        .executeTakeFirst();
+      return row ? sizeOf(row) : undefined;
+    },
   };
+}
+
+function sizeOf(row: Pick<Selectable<VersionsTable>, 'version_label' | 'entry_count' | 'entry_bytes'>): VersionSize {
+  return { versionLabel: row.version_label, entries: Number(row.entry_count), bytes: Number(row.entry_bytes) };
 }
