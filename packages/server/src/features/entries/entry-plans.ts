@@ -7,6 +7,7 @@ import { actorOf, hasPolicy, type Identity } from '../auth/index.js';
 import type { EntryChange } from '../realtime/index.js';
 import type { NewEntry } from './entry-commands.js';
 import type { EntryRecord } from './entry-store.js';
+import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
 import { checkKey, checkValue } from './value-types.js';
 import {
   requireWithinVersionCaps,
@@ -57,28 +58,16 @@ const CHUNK = 200;
 
 const keyOf = (change: PlannedChange): string => ('entry' in change ? change.entry.key : change.key);
 
-/** The generation (or absence) of every considered key, as an opaque token. */
-function tokenOf(considered: readonly string[], current: ReadonlyMap<string, EntryRecord>): string {
-  const state = [...new Set(considered)].sort().map((key) => [key, current.get(key)?.generation ?? null]);
-  return Buffer.from(JSON.stringify(state)).toString('base64url');
-}
-
-function parseToken(token: string): Map<string, number | null> {
-  try {
-    const state = JSON.parse(Buffer.from(token, 'base64url').toString()) as Array<[string, number | null]>;
-    if (!Array.isArray(state)) throw new Error('not a list');
-    return new Map(state.map(([key, generation]) => [String(key), generation === null ? null : Number(generation)]));
-  } catch {
-    throw AppError.invalid('basedOn is not a token from a dry run.', { basedOn: ['is not valid'] });
-  }
-}
-
 async function liveByKey(stores: Stores, versionId: string, keys: readonly string[]) {
   const rows = await stores.entries.findByKeys(versionId, [...new Set(keys)]);
   return new Map(rows.filter((e) => !e.deleted).map((e) => [e.key, e]));
 }
 
-function describe(plan: Plan, current: ReadonlyMap<string, EntryRecord>, applied: boolean): PlanOutcome {
+function describe(
+  plan: Plan,
+  current: ReadonlyMap<string, EntryRecord>,
+  at: { clock: number; applied: boolean },
+): PlanOutcome {
   const changes = plan.changes.map((change): PlanItem => {
     const entry = current.get(keyOf(change));
     return {
@@ -97,8 +86,8 @@ function describe(plan: Plan, current: ReadonlyMap<string, EntryRecord>, applied
   return {
     changes,
     unchanged: new Set(plan.considered.filter((k) => !changed.has(k))).size,
-    basedOn: tokenOf(plan.considered, current),
-    applied,
+    basedOn: tokenOf(at.clock, plan.considered, current),
+    applied: at.applied,
   };
 }
 
@@ -132,7 +121,7 @@ export class EntryPlans {
       requireWithinLimit(plan, this.maxChanges);
       requireValid(plan, current);
       await requireWithinVersionCaps(stores, this.caps, versionId, sizeChangeOf(plan, current), { dryRun: true });
-      return describe(plan, current, false);
+      return describe(plan, current, { clock: (await stores.versions.clock(versionId)) ?? 0, applied: false });
     });
   }
 
@@ -160,7 +149,7 @@ export class EntryPlans {
       if (timestamp === undefined) throw AppError.notFound(`Version ${versionId} was not found.`);
       const plan = await planner(ctx, versionId);
       const current = await liveByKey(ctx, versionId, plan.considered);
-      if (expected) requireUnchanged(expected, plan, current);
+      if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
       requireWithinLimit(plan, this.maxChanges);
       if (!canAll && plan.changes.some((c) => c.kind !== 'set')) {
         throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
@@ -176,7 +165,7 @@ export class EntryPlans {
         options.action,
       );
       if (changed.length > 0) ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: changed });
-      return describe(plan, current, true);
+      return describe(plan, current, { clock: timestamp, applied: true });
     });
   }
 
@@ -274,26 +263,6 @@ export class EntryPlans {
       }
     }
     return events;
-  }
-}
-
-function requireUnchanged(
-  expected: Map<string, number | null>,
-  plan: Plan,
-  current: ReadonlyMap<string, EntryRecord>,
-): void {
-  const keys = new Set([...expected.keys(), ...plan.considered]);
-  const moved = [...keys].filter((key) => (expected.get(key) ?? null) !== (current.get(key)?.generation ?? null));
-  if (moved.length > 0) {
-    throw AppError.conflict(
-      `Changed since the dry run: ${moved
-        .slice(0, 20)
-        .map(
-          (key) =>
-            `${key} (was generation ${expected.get(key) ?? 'absent'}, now ${current.get(key)?.generation ?? 'absent'})`,
-        )
-        .join('; ')}. Run the dry run again.`,
-    );
   }
 }
 
