@@ -1,3 +1,4 @@
+import { slices } from '../../db/in-chunks.js';
 import type { Stores, UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
@@ -179,19 +180,20 @@ export class EntryPlans {
   ): Promise<EntryChange[]> {
     const { versionId, timestamp } = at;
     const events: EntryChange[] = [];
+    const recordOf = (entry: EntryRecord, before: EntryRecord | undefined, after: EntryRecord | null) => ({
+      id: this.ids.newId(),
+      serviceId: at.serviceId,
+      entityType: 'Entry' as const,
+      entityId: entry.id,
+      versionId,
+      entryKey: entry.key,
+      action,
+      ...actorOf(identity),
+      timestamp,
+      changes: { before: before ? auditView(before) : null, after: after ? auditView(after) : null },
+    });
     const audit = (entry: EntryRecord, before: EntryRecord | undefined, after: EntryRecord | null) =>
-      ctx.audit.append({
-        id: this.ids.newId(),
-        serviceId: at.serviceId,
-        entityType: 'Entry',
-        entityId: entry.id,
-        versionId,
-        entryKey: entry.key,
-        action,
-        ...actorOf(identity),
-        timestamp,
-        changes: { before: before ? auditView(before) : null, after: after ? auditView(after) : null },
-      });
+      ctx.audit.append(recordOf(entry, before, after));
     const remove = async (before: EntryRecord) => {
       await ctx.entries.markDeleted(before.id, { generation: before.generation + 1, changedAt: timestamp });
       await audit(before, before, null);
@@ -204,33 +206,48 @@ export class EntryPlans {
         timestamp,
       });
     };
-    const create = async (input: NewEntry) => {
-      const tombstone = await ctx.entries.findByKey(versionId, input.key);
-      if (tombstone) await ctx.entries.purge(tombstone.id);
-      const entry: EntryRecord = {
-        id: this.ids.newId(),
+    // Consecutive new entries go in together: one lookup of the tombstones they replace, multi-row
+    // inserts. The events keep the plan's order.
+    let creates: NewEntry[] = [];
+    const createPending = async () => {
+      if (creates.length === 0) return;
+      const replaced = await ctx.entries.findByKeys(
         versionId,
-        ...input,
-        generation: 1,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        changedAt: timestamp,
-        deleted: false,
-      };
-      await ctx.entries.insert(entry);
-      await audit(entry, undefined, entry);
-      events.push({
-        key: entry.key,
-        value: entry.rawValue,
-        deleted: false,
-        generation: 1,
-        valueType: entry.valueType,
-        timestamp,
-      });
+        creates.map((input) => input.key),
+      );
+      await ctx.entries.purge(...replaced.map((row) => row.id));
+      const pending = creates;
+      creates = [];
+      for (const slice of slices(pending, CHUNK)) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const entries = slice.map((input): EntryRecord => ({
+          id: this.ids.newId(),
+          versionId,
+          ...input,
+          generation: 1,
+          createdAt: timestamp,
+          updatedAt: timestamp,
+          changedAt: timestamp,
+          deleted: false,
+        }));
+        await ctx.entries.insertMany(entries);
+        await ctx.audit.appendMany(entries.map((entry) => recordOf(entry, undefined, entry)));
+        for (const entry of entries) {
+          events.push({
+            key: entry.key,
+            value: entry.rawValue,
+            deleted: false,
+            generation: 1,
+            valueType: entry.valueType,
+            timestamp,
+          });
+        }
+      }
     };
     for (const [index, change] of plan.changes.entries()) {
       if (index > 0 && index % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
       const before = current.get(keyOf(change));
+      if (change.kind !== 'create') await createPending();
       if (change.kind === 'set' && before) {
         const after = {
           ...before,
@@ -256,12 +273,13 @@ export class EntryPlans {
       } else if (change.kind === 'delete' && before) {
         await remove(before);
       } else if (change.kind === 'create') {
-        await create(change.entry);
+        creates.push(change.entry);
       } else if (change.kind === 'recreate') {
         if (before) await remove(before);
-        await create(change.entry);
+        creates.push(change.entry);
       }
     }
+    await createPending();
     return events;
   }
 }
