@@ -176,6 +176,30 @@ describe.each(databaseKinds)('version caps over REST on %s', (kind) => {
     expect((await restore({ dryRun: false, basedOn: whole.body.basedOn })).status).toBe(200);
     expect([...(await byKey(v.id)).keys()]).toEqual(['A', 'B', 'C']);
   });
+  it('keeps the size counters equal to the live entries through every kind of write', async () => {
+    const v = await newVersion();
+    const a = await create(v.id, 'A', 'aé');
+    const b = await create(v.id, 'B', 'b');
+    const c = await create(v.id, 'C', 'c');
+    const at = (await admin.get(`${base(v.id)}/${c.id}/history?pageSize=1`)).body.entities[0].timestamp as string;
+    const set = await admin.put(`${base(v.id)}/set`, [{ id: a.id, rawValue: '🚀🚀', generation: a.generation }]);
+    expect(set.status).toBe(200);
+    expect((await admin.put(`${base(v.id)}/${b.id}`, { groupName: 'Ü', generation: b.generation })).status).toBe(200);
+    expect((await admin.delete(`${base(v.id)}/${c.id}`)).status).toBe(204);
+    await create(v.id, 'C', 'again'); // replaces the tombstone
+    const restored = await admin.post(`${base(v.id)}/restore`, { at, keys: ['A'] });
+    expect(
+      (await admin.post(`${base(v.id)}/restore`, { at, keys: ['A'], dryRun: false, basedOn: restored.body.basedOn }))
+        .status,
+    ).toBe(200);
+    expect((await admin.delete(`${base(v.id)}/${(await byKey(v.id)).get('C')!.id}`)).status).toBe(204);
+    expect((await admin.post(imports(v.id, '&dryRun=false'), { values: { C: 'ç', B: 'bb' } })).status).toBe(200);
+
+    const live = (await admin.get(base(v.id))).body as Array<Record<string, string | null>>;
+    const texts = ['key', 'rawValue', 'name', 'description', 'groupName', 'groupDescription', 'enumDefinition'];
+    const bytes = live.reduce((n, e) => n + texts.reduce((m, t) => m + Buffer.byteLength(e[t] ?? ''), 0), 0);
+    expect(await server.app.uow.read.versions.size(v.id)).toEqual({ versionLabel: v.label, entries: 3, bytes });
+  });
 });
 
 describe.each(databaseKinds)('a version over caps lowered after it was filled, on %s', (kind) => {
