@@ -69,7 +69,7 @@ export function composeGrpc(parts: GrpcParts) {
   const calls = new ConfigCalls({
     uow,
     snapshots,
-    registration: new VersionRegistration(uow, clock, ids),
+    registration: new VersionRegistration(uow, clock, ids, config.versions),
     authorizer,
     isStarted: parts.isStarted,
   });

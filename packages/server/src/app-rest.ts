@@ -16,7 +16,7 @@ import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
-import { ConfigTransfer, transferRoutes, VersionCompare } from './features/transfer/index.js';
+import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
 import { webConsole } from './features/web-console/index.js';
 import type { Clock } from './platform/clock.js';
@@ -56,7 +56,7 @@ export async function composeRestApi(parts: RestApiParts) {
   fastify.addSchema(MeSchema);
 
   const idleTimeoutMs = config.session.idleTimeoutMinutes * 60_000;
-  const sessionStore = createSessionStoreAdapter(uow, clock, idleTimeoutMs);
+  const sessionStore = createSessionStoreAdapter(uow, idleTimeoutMs);
   const signer = new DeferredSigner();
   await fastify.register(authPlugin, { authenticator: authProvider, signer, sessionStore, idleTimeoutMs });
   await fastify.register(opsRoutes, { metrics, ping: parts.ping, readiness: parts.readiness });
@@ -72,17 +72,23 @@ export async function composeRestApi(parts: RestApiParts) {
     commands: new VersionCommands(uow, clock, ids),
     queries: new VersionQueries(uow),
   });
-  await fastify.register(entryRoutes, { commands: new EntryCommands(uow, clock, ids), queries: new EntryQueries(uow) });
-  const plans = new EntryPlans(uow, clock, ids);
+  const caps = config.versions;
+  await fastify.register(entryRoutes, {
+    commands: new EntryCommands(uow, clock, ids, caps),
+    queries: new EntryQueries(uow),
+  });
+  const plans = new EntryPlans(uow, clock, ids, caps);
   await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans });
+  const yamlWorkers = createYamlWorkers();
   await fastify.register(transferRoutes, {
-    transfer: new ConfigTransfer(uow, plans, clock),
+    transfer: new ConfigTransfer(uow, plans, clock, caps, yamlWorkers),
     compare: new VersionCompare(uow),
+    caps,
   });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
   const apiKeys = new ApiKeys(uow, clock, ids);
   await fastify.register(apiKeyRoutes, { apiKeys });
   await fastify.register(webConsole, { config });
   await fastify.ready();
-  return { fastify, sessionStore, signer, apiKeys };
+  return { fastify, sessionStore, signer, apiKeys, yamlWorkers };
 }

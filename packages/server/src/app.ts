@@ -139,7 +139,7 @@ export async function composeApp(
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
     ping: () => database.ping(),
   });
-  const { fastify, sessionStore, signer } = rest;
+  const { fastify, sessionStore, signer, yamlWorkers } = rest;
   const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
     config,
     uow,
@@ -220,6 +220,8 @@ export async function composeApp(
       await authProvider.close();
       clearInterval(purgeTimer);
       await fastify.close();
+      await yamlWorkers.close();
+      await yamlWorkers.close();
       await feed.close();
       await database.close();
     },

@@ -35,4 +35,4 @@ export type { SettingsStore } from './settings.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
 export { versionDeletionNotice } from './version-deletion.js';
-export type { VersionRecord, VersionStore } from './versions.js';
+export type { VersionRecord, VersionSize, VersionStore } from './versions.js';

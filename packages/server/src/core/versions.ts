@@ -7,6 +7,13 @@ export interface VersionRecord {
   readonly updatedAt: number;
 }
 
+/** What a version holds: live entries and the UTF-8 bytes of their texts (the counters of Versions:Max*). */
+export interface VersionSize {
+  readonly versionLabel: string;
+  readonly entries: number;
+  readonly bytes: number;
+}
+
 export interface VersionStore {
   insert(version: VersionRecord): Promise<void>;
   get(serviceId: string, id: string): Promise<VersionRecord | undefined>;
@@ -31,4 +38,7 @@ export interface VersionStore {
    * check and the clock in one statement.
    */
   advanceClock(id: string, nowMicros: number, serviceId?: string): Promise<number | undefined>;
+  size(id: string): Promise<VersionSize | undefined>;
+  /** Adds a change to the version's size counters and answers the new size (locking the row in PostgreSQL). */
+  resize(id: string, change: { entries: number; bytes: number }): Promise<VersionSize | undefined>;
 }

@@ -290,6 +290,50 @@ function auditEntryColumns(): Migration {
   };
 }
 
+/**
+ * Each version keeps its size (live entries, UTF-8 bytes of their texts) as counters that every write
+ * updates in its own transaction, so the caps (Versions:MaxEntries, Versions:MaxBytes) cost one row
+ * update instead of a sum over the version. Existing versions are counted once here.
+ */
+function versionSize(dialect: Dialect): Migration {
+  const int64 = dialect === 'postgres' ? 'bigint' : 'integer';
+  // UTF-8 bytes of a text column: PostgreSQL databases are UTF-8; SQLite stores text as UTF-8 by default.
+  const bytes = (column: string) =>
+    dialect === 'postgres' ? `coalesce(octet_length(${column}), 0)` : `coalesce(length(cast(${column} as blob)), 0)`;
+  const textBytes = ENTRY_TEXT_COLUMNS.map(bytes).join(' + ');
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('versions')
+        .addColumn('entry_count', int64, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('versions')
+        .addColumn('entry_bytes', int64, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`update versions set
+        entry_count = (select count(*) from entries e where e.version_id = versions.id and e.deleted = 0),
+        entry_bytes = (select coalesce(sum(${sql.raw(textBytes)}), 0) from entries e
+                       where e.version_id = versions.id and e.deleted = 0)`.execute(db);
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('versions').dropColumn('entry_bytes').execute();
+      await db.schema.alterTable('versions').dropColumn('entry_count').execute();
+    },
+  };
+}
+
+/** The texts of an entry that count toward its version's size, as `entryTextBytes` counts them. */
+const ENTRY_TEXT_COLUMNS = [
+  'key',
+  'raw_value',
+  'name',
+  'description',
+  'group_name',
+  'group_description',
+  'enum_definition',
+];
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     getMigrations: () =>
@@ -300,6 +344,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0004-saml-state': samlState(dialect),
         '0005-account-state-unique-service-names': accountStateAndUniqueServiceNames(dialect),
         '0006-audit-entry-columns': auditEntryColumns(),
+        '0007-version-size': versionSize(dialect),
       }),
   };
 }

@@ -33,6 +33,10 @@ export interface VersionsTable {
   updated_at: number;
   /** The version's change clock: timestamp of its last change. */
   last_change_ts: number;
+  /** Live entries of the version, kept by every write (Versions:MaxEntries). */
+  entry_count: number;
+  /** UTF-8 bytes of the texts of its live entries, kept by every write (Versions:MaxBytes). */
+  entry_bytes: number;
 }
 
 export interface EntriesTable {

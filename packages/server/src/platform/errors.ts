@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'ALREADY_EXISTS'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  /** A version would grow past a cap (Versions:MaxEntries, Versions:MaxBytes). */
+  | 'VERSION_FULL'
   | 'URI_TOO_LONG'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RESOURCE_EXHAUSTED'
@@ -37,6 +39,8 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMapping>> = {
   ALREADY_EXISTS: { httpStatus: 409, grpcCode: 6, title: 'Conflict', type: rfc9110('15.5.10') },
   CONFLICT: { httpStatus: 409, grpcCode: 10, title: 'Conflict', type: rfc9110('15.5.10') },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, grpcCode: 8, title: 'Content Too Large', type: rfc9110('15.5.14') },
+  // Not 409: clients read a 409 as "changed meanwhile, read again and retry", which never helps here.
+  VERSION_FULL: { httpStatus: 400, grpcCode: 8, title: 'Bad Request', type: rfc9110('15.5.1') },
   URI_TOO_LONG: { httpStatus: 414, grpcCode: 3, title: 'URI Too Long', type: rfc9110('15.5.15') },
   UNSUPPORTED_MEDIA_TYPE: {
     httpStatus: 415,

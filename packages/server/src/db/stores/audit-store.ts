@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditStore } from '../../core/index.js';
 import type { AuditLogsTable, DatabaseSchema } from '../schema.js';
+import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
 
 function toRecord(row: Selectable<AuditLogsTable>): AuditRecord {
   return {
@@ -41,7 +42,12 @@ export function createAuditStore(db: Kysely<DatabaseSchema>): AuditStore {
       await db.insertInto('audit_logs').values(toRow(record)).execute();
     },
     async appendMany(records) {
-      if (records.length > 0) await db.insertInto('audit_logs').values(records.map(toRow)).execute();
+      // Each row binds one value per column (11).
+      await inChunks(
+        records,
+        async (slice) => (await db.insertInto('audit_logs').values(slice.map(toRow)).execute(), []),
+        Math.floor(MAX_BOUND_VALUES / 11),
+      );
     },
     async ofEntity({ entityId, beforeNum, limit }) {
       let query = db.selectFrom('audit_logs').selectAll().where('entity_id', '=', entityId);
@@ -49,14 +55,15 @@ export function createAuditStore(db: Kysely<DatabaseSchema>): AuditStore {
       return (await query.orderBy('num', 'desc').limit(limit).execute()).map(toRecord);
     },
     async entryRecordsUntil({ versionId, untilMicros, keys }) {
-      let query = db
+      const query = db
         .selectFrom('audit_logs')
         .selectAll()
         .where('version_id', '=', versionId)
         .where('entity_type', '=', 'Entry')
         .where('timestamp', '<=', untilMicros);
-      if (keys !== null) query = query.where('entry_key', 'in', keys.length > 0 ? [...keys] : ['']);
-      return (await query.orderBy('num').execute()).map(toRecord);
+      if (keys === null) return (await query.orderBy('num').execute()).map(toRecord);
+      const rows = await inChunks(keys, (slice) => query.where('entry_key', 'in', slice).execute());
+      return rows.sort((a, b) => Number(a.num) - Number(b.num)).map(toRecord);
     },
     async search({ serviceId, entityType, beforeNum, limit }) {
       let query = db.selectFrom('audit_logs').selectAll().where('service_id', '=', serviceId);

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { EntryRecord, EntryStore } from '../../core/index.js';
 import type { DatabaseSchema, EntriesTable } from '../schema.js';
+import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
 
 function toRecord(row: Selectable<EntriesTable>): EntryRecord {
   return {
@@ -78,14 +79,15 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
       return row ? toRecord(row) : undefined;
     },
     async getManyLive(versionId, ids) {
-      if (ids.length === 0) return [];
-      const rows = await db
-        .selectFrom('entries')
-        .selectAll()
-        .where('version_id', '=', versionId)
-        .where('id', 'in', [...ids])
-        .where('deleted', '=', 0)
-        .execute();
+      const rows = await inChunks(ids, (slice) =>
+        db
+          .selectFrom('entries')
+          .selectAll()
+          .where('version_id', '=', versionId)
+          .where('id', 'in', slice)
+          .where('deleted', '=', 0)
+          .execute(),
+      );
       return rows.map(toRecord);
     },
     async findByKey(versionId, key) {
@@ -98,23 +100,24 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
       return row ? toRecord(row) : undefined;
     },
     async findByKeys(versionId, keys) {
-      if (keys.length === 0) return [];
-      const rows = await db
-        .selectFrom('entries')
-        .selectAll()
-        .where('version_id', '=', versionId)
-        .where('key', 'in', [...keys])
-        .execute();
+      const rows = await inChunks(keys, (slice) =>
+        db.selectFrom('entries').selectAll().where('version_id', '=', versionId).where('key', 'in', slice).execute(),
+      );
       return rows.map(toRecord);
     },
     async insert(e) {
       await db.insertInto('entries').values(toRow(e)).execute();
     },
     async insertMany(entries) {
-      if (entries.length > 0) await db.insertInto('entries').values(entries.map(toRow)).execute();
+      // Each row binds one value per column (15).
+      await inChunks(
+        entries,
+        async (slice) => (await db.insertInto('entries').values(slice.map(toRow)).execute(), []),
+        Math.floor(MAX_BOUND_VALUES / 15),
+      );
     },
     async purge(...ids) {
-      if (ids.length > 0) await db.deleteFrom('entries').where('id', 'in', ids).execute();
+      await inChunks(ids, async (slice) => (await db.deleteFrom('entries').where('id', 'in', slice).execute(), []));
     },
     setValue: (id, change) => applyChange(id, { raw_value: change.rawValue }, change),
     setMetadata: (id, change) =>

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { VersionRecord, VersionStore } from '../../core/index.js';
+import type { VersionRecord, VersionSize, VersionStore } from '../../core/index.js';
 import type { Dialect } from '../database.js';
 import type { DatabaseSchema, VersionsTable } from '../schema.js';
 
@@ -28,6 +28,8 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           created_at: version.createdAt,
           updated_at: version.updatedAt,
           last_change_ts: 0,
+          entry_count: 0,
+          entry_bytes: 0,
         })
         .execute();
     },
@@ -90,5 +92,29 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .executeTakeFirst();
       return row ? Number(row.last_change_ts) : undefined;
     },
+    async size(id) {
+      const row = await db
+        .selectFrom('versions')
+        .select(['version_label', 'entry_count', 'entry_bytes'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? sizeOf(row) : undefined;
+    },
+    async resize(id, change) {
+      const row = await db
+        .updateTable('versions')
+        .set({
+          entry_count: sql<number>`entry_count + ${change.entries}`,
+          entry_bytes: sql<number>`entry_bytes + ${change.bytes}`,
+        })
+        .where('id', '=', id)
+        .returning(['version_label', 'entry_count', 'entry_bytes'])
+        .executeTakeFirst();
+      return row ? sizeOf(row) : undefined;
+    },
   };
+}
+
+function sizeOf(row: Pick<Selectable<VersionsTable>, 'version_label' | 'entry_count' | 'entry_bytes'>): VersionSize {
+  return { versionLabel: row.version_label, entries: Number(row.entry_count), bytes: Number(row.entry_bytes) };
 }

@@ -15,6 +15,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { checkKey, checkValue } from './value-types.js';
+import { requireWithinVersionCaps, sizeChange, totalChange, type VersionCaps } from './version-caps.js';
 
 export interface NewEntry {
   readonly key: string;
@@ -40,6 +41,7 @@ export class EntryCommands {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly caps: VersionCaps,
   ) {}
 
   create(actor: Actor, serviceId: string, versionId: string, input: NewEntry): Promise<EntryRecord> {
@@ -68,6 +70,7 @@ export class EntryCommands {
         changedAt: timestamp,
         deleted: false,
       };
+      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChange(null, entry));
       await ctx.entries.insert(entry);
       await this.audit(ctx, actor, { serviceId, entry, timestamp }, 'Created', { after: auditView(entry) });
       ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [entryChangeOf(entry)] });
@@ -125,8 +128,7 @@ export class EntryCommands {
       }
 
       const actor = actorOf(identity);
-      const updated: EntryRecord[] = [];
-      for (const item of items) {
+      const changes = items.map((item) => {
         const before = found.get(item.id) as EntryRecord;
         const after: EntryRecord = {
           ...before,
@@ -135,6 +137,16 @@ export class EntryCommands {
           updatedAt: timestamp,
           changedAt: timestamp,
         };
+        return { before, after };
+      });
+      await requireWithinVersionCaps(
+        ctx,
+        this.caps,
+        versionId,
+        totalChange(changes.map(({ before, after }) => sizeChange(before, after))),
+      );
+      const updated: EntryRecord[] = [];
+      for (const { before, after } of changes) {
         await ctx.entries.setValue(after.id, {
           rawValue: after.rawValue,
           generation: after.generation,
@@ -184,6 +196,7 @@ export class EntryCommands {
         updatedAt: timestamp,
         changedAt: timestamp,
       };
+      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChange(before, after));
       await ctx.entries.setMetadata(entryId, { ...metadata, generation: after.generation, changedAt: timestamp });
       await this.audit(ctx, actor, { serviceId, entry: after, timestamp }, 'Updated', {
         before: auditView(before),
@@ -199,6 +212,7 @@ export class EntryCommands {
       const timestamp = await this.tick(ctx, serviceId, versionId);
       const before = await requireEntry(ctx, versionId, entryId);
       const generation = before.generation + 1;
+      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChange(before, null));
       await ctx.entries.markDeleted(entryId, { generation, changedAt: timestamp });
       await this.audit(ctx, actor, { serviceId, entry: before, timestamp }, 'Deleted', { before: auditView(before) });
       ctx.recordChange({

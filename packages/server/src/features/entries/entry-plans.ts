@@ -11,11 +11,20 @@ import {
   type UnitOfWork,
   type WriteContext,
 } from '../../core/index.js';
+import { slices } from '../../platform/slices.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { NewEntry } from './entry-commands.js';
+import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
 import { checkKey, checkValue } from './value-types.js';
+import {
+  requireWithinVersionCaps,
+  sizeChange,
+  totalChange,
+  type SizeChange,
+  type VersionCaps,
+} from './version-caps.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
 export type PlannedChange =
@@ -53,35 +62,21 @@ export interface PlanOutcome {
   readonly applied: boolean;
 }
 
-/** Changes one plan may hold: as many entries as one registration declares. */
-export const MAX_PLAN_CHANGES = 5000;
 /** Changes written between two turns of the event loop. */
 const CHUNK = 200;
 
 const keyOf = (change: PlannedChange): string => ('entry' in change ? change.entry.key : change.key);
-
-/** The generation (or absence) of every considered key, as an opaque token. */
-function tokenOf(considered: readonly string[], current: ReadonlyMap<string, EntryRecord>): string {
-  const state = [...new Set(considered)].sort().map((key) => [key, current.get(key)?.generation ?? null]);
-  return Buffer.from(JSON.stringify(state)).toString('base64url');
-}
-
-function parseToken(token: string): Map<string, number | null> {
-  try {
-    const state = JSON.parse(Buffer.from(token, 'base64url').toString()) as Array<[string, number | null]>;
-    if (!Array.isArray(state)) throw new Error('not a list');
-    return new Map(state.map(([key, generation]) => [String(key), generation === null ? null : Number(generation)]));
-  } catch {
-    throw AppError.invalid('basedOn is not a token from a dry run.', { basedOn: ['is not valid'] });
-  }
-}
 
 async function liveByKey(stores: Stores, versionId: string, keys: readonly string[]) {
   const rows = await stores.entries.findByKeys(versionId, [...new Set(keys)]);
   return new Map(rows.filter((e) => !e.deleted).map((e) => [e.key, e]));
 }
 
-function describe(plan: Plan, current: ReadonlyMap<string, EntryRecord>, applied: boolean): PlanOutcome {
+function describe(
+  plan: Plan,
+  current: ReadonlyMap<string, EntryRecord>,
+  at: { clock: number; applied: boolean },
+): PlanOutcome {
   const changes = plan.changes.map((change): PlanItem => {
     const entry = current.get(keyOf(change));
     return {
@@ -100,8 +95,8 @@ function describe(plan: Plan, current: ReadonlyMap<string, EntryRecord>, applied
   return {
     changes,
     unchanged: new Set(plan.considered.filter((k) => !changed.has(k))).size,
-    basedOn: tokenOf(plan.considered, current),
-    applied,
+    basedOn: tokenOf(at.clock, plan.considered, current),
+    applied: at.applied,
   };
 }
 
@@ -112,11 +107,17 @@ function describe(plan: Plan, current: ReadonlyMap<string, EntryRecord>, applied
  * entry, one change notice (one stream event).
  */
 export class EntryPlans {
+  /** Changes one plan may hold (and keys one request may name): every entry of a full version deleted and as many created. */
+  readonly maxChanges: number;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {}
+    private readonly caps: VersionCaps,
+  ) {
+    this.maxChanges = 2 * caps.maxEntries;
+  }
 
   preview(serviceId: string, versionId: string, planner: Planner): Promise<PlanOutcome> {
     return this.uow.readConsistent(async (stores) => {
@@ -126,9 +127,10 @@ export class EntryPlans {
       const plan = await planner(stores, versionId);
       const current = await liveByKey(stores, versionId, plan.considered);
       // A dry run refuses what applying it would refuse, so a preview never promises a failing batch.
-      requireWithinLimit(plan);
+      requireWithinLimit(plan, this.maxChanges);
       requireValid(plan, current);
-      return describe(plan, current, false);
+      await requireWithinVersionCaps(stores, this.caps, versionId, sizeChangeOf(plan, current), { dryRun: true });
+      return describe(plan, current, { clock: (await stores.versions.clock(versionId)) ?? 0, applied: false });
     });
   }
 
@@ -151,12 +153,13 @@ export class EntryPlans {
       if (timestamp === undefined) throw AppError.notFound(`Version ${versionId} was not found.`);
       const plan = await planner(ctx, versionId);
       const current = await liveByKey(ctx, versionId, plan.considered);
-      if (expected) requireUnchanged(expected, plan, current);
-      requireWithinLimit(plan);
+      if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
+      requireWithinLimit(plan, this.maxChanges);
       if (!canAll && plan.changes.some((c) => c.kind !== 'set')) {
         throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
       }
       requireValid(plan, current);
+      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChangeOf(plan, current));
       const changed = await this.write(
         ctx,
         identity,
@@ -166,7 +169,7 @@ export class EntryPlans {
         options.action,
       );
       if (changed.length > 0) ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: changed });
-      return describe(plan, current, true);
+      return describe(plan, current, { clock: timestamp, applied: true });
     });
   }
 
@@ -180,19 +183,20 @@ export class EntryPlans {
   ): Promise<EntryChange[]> {
     const { versionId, timestamp } = at;
     const events: EntryChange[] = [];
+    const recordOf = (entry: EntryRecord, before: EntryRecord | undefined, after: EntryRecord | null) => ({
+      id: this.ids.newId(),
+      serviceId: at.serviceId,
+      entityType: 'Entry' as const,
+      entityId: entry.id,
+      versionId,
+      entryKey: entry.key,
+      action,
+      ...actorOf(identity),
+      timestamp,
+      changes: { before: before ? auditView(before) : null, after: after ? auditView(after) : null },
+    });
     const audit = (entry: EntryRecord, before: EntryRecord | undefined, after: EntryRecord | null) =>
-      ctx.audit.append({
-        id: this.ids.newId(),
-        serviceId: at.serviceId,
-        entityType: 'Entry',
-        entityId: entry.id,
-        versionId,
-        entryKey: entry.key,
-        action,
-        ...actorOf(identity),
-        timestamp,
-        changes: { before: before ? auditView(before) : null, after: after ? auditView(after) : null },
-      });
+      ctx.audit.append(recordOf(entry, before, after));
     const remove = async (before: EntryRecord) => {
       await ctx.entries.markDeleted(before.id, { generation: before.generation + 1, changedAt: timestamp });
       await audit(before, before, null);
@@ -205,33 +209,48 @@ export class EntryPlans {
         timestamp,
       });
     };
-    const create = async (input: NewEntry) => {
-      const tombstone = await ctx.entries.findByKey(versionId, input.key);
-      if (tombstone) await ctx.entries.purge(tombstone.id);
-      const entry: EntryRecord = {
-        id: this.ids.newId(),
+    // Consecutive new entries go in together: one lookup of the tombstones they replace, multi-row
+    // inserts. The events keep the plan's order.
+    let creates: NewEntry[] = [];
+    const createPending = async () => {
+      if (creates.length === 0) return;
+      const replaced = await ctx.entries.findByKeys(
         versionId,
-        ...input,
-        generation: 1,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        changedAt: timestamp,
-        deleted: false,
-      };
-      await ctx.entries.insert(entry);
-      await audit(entry, undefined, entry);
-      events.push({
-        key: entry.key,
-        value: entry.rawValue,
-        deleted: false,
-        generation: 1,
-        valueType: entry.valueType,
-        timestamp,
-      });
+        creates.map((input) => input.key),
+      );
+      await ctx.entries.purge(...replaced.map((row) => row.id));
+      const pending = creates;
+      creates = [];
+      for (const slice of slices(pending, CHUNK)) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const entries = slice.map((input): EntryRecord => ({
+          id: this.ids.newId(),
+          versionId,
+          ...input,
+          generation: 1,
+          createdAt: timestamp,
+          updatedAt: timestamp,
+          changedAt: timestamp,
+          deleted: false,
+        }));
+        await ctx.entries.insertMany(entries);
+        await ctx.audit.appendMany(entries.map((entry) => recordOf(entry, undefined, entry)));
+        for (const entry of entries) {
+          events.push({
+            key: entry.key,
+            value: entry.rawValue,
+            deleted: false,
+            generation: 1,
+            valueType: entry.valueType,
+            timestamp,
+          });
+        }
+      }
     };
     for (const [index, change] of plan.changes.entries()) {
       if (index > 0 && index % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
       const before = current.get(keyOf(change));
+      if (change.kind !== 'create') await createPending();
       if (change.kind === 'set' && before) {
         const after = {
           ...before,
@@ -257,41 +276,36 @@ export class EntryPlans {
       } else if (change.kind === 'delete' && before) {
         await remove(before);
       } else if (change.kind === 'create') {
-        await create(change.entry);
+        creates.push(change.entry);
       } else if (change.kind === 'recreate') {
         if (before) await remove(before);
-        await create(change.entry);
+        creates.push(change.entry);
       }
     }
+    await createPending();
     return events;
   }
 }
 
-function requireUnchanged(
-  expected: Map<string, number | null>,
-  plan: Plan,
-  current: ReadonlyMap<string, EntryRecord>,
-): void {
-  const keys = new Set([...expected.keys(), ...plan.considered]);
-  const moved = [...keys].filter((key) => (expected.get(key) ?? null) !== (current.get(key)?.generation ?? null));
-  if (moved.length > 0) {
-    throw AppError.conflict(
-      `Changed since the dry run: ${moved
-        .slice(0, 20)
-        .map(
-          (key) =>
-            `${key} (was generation ${expected.get(key) ?? 'absent'}, now ${current.get(key)?.generation ?? 'absent'})`,
-        )
-        .join('; ')}. Run the dry run again.`,
-    );
+function requireWithinLimit(plan: Plan, max: number): void {
+  if (plan.changes.length > max) {
+    throw AppError.invalid(`A batch holds at most ${max} changes (this one has ${plan.changes.length}).`);
   }
 }
 
-function requireWithinLimit(plan: Plan): void {
-  if (plan.changes.length > MAX_PLAN_CHANGES) {
-    throw AppError.invalid(`A batch holds at most ${MAX_PLAN_CHANGES} changes (this one has ${plan.changes.length}).`);
-  }
+/** What applying the plan does to the version's size, change by change as `write` applies them. */
+function sizeChangeOf(plan: Plan, current: ReadonlyMap<string, EntryRecord>): SizeChange {
+  return totalChange(
+    plan.changes.map((change) => {
+      const before = current.get(keyOf(change));
+      if (change.kind === 'set') return before ? sizeChange(before, { ...before, rawValue: change.rawValue }) : NONE;
+      if (change.kind === 'delete') return sizeChange(before, null);
+      return sizeChange(before, change.entry);
+    }),
+  );
 }
+
+const NONE: SizeChange = { entries: 0, bytes: 0 };
 
 function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecord>): void {
   const errors: FieldErrors = {};

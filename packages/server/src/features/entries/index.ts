@@ -3,7 +3,6 @@ export { EntryCommands, MAX_BATCH_ITEMS, type NewEntry } from './entry-commands.
 export { ENTRY_LIMITS, exceedsLength } from './entry-limits.js';
 export {
   EntryPlans,
-  MAX_PLAN_CHANGES,
   type Plan,
   type PlanItem,
   type PlannedChange,
@@ -13,6 +12,14 @@ export {
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
+export {
+  entryTextBytes,
+  requireWithinVersionCaps,
+  sizeChange,
+  totalChange,
+  type SizeChange,
+  type VersionCaps,
+} from './version-caps.js';
 export {
   checkKey,
   checkValue,

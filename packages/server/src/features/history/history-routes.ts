@@ -4,7 +4,7 @@ import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { identityOf } from '../auth/index.js';
-import { ENTRY_LIMITS, MAX_PLAN_CHANGES, planOutcomeOf, PlanOutcomeSchema, type EntryPlans } from '../entries/index.js';
+import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type EntryPlans } from '../entries/index.js';
 import { restorePlanner, type EntryHistory } from './entry-history.js';
 
 const HistoryItemSchema = Type.Object({
@@ -78,7 +78,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
               examples: ['2026-11-20T09:00:00Z'],
             }),
             keys: Type.Optional(
-              Type.Array(Type.String({ minLength: 1, maxLength: ENTRY_LIMITS.key }), { maxItems: MAX_PLAN_CHANGES }),
+              Type.Array(Type.String({ minLength: 1, maxLength: ENTRY_LIMITS.key }), { maxItems: plans.maxChanges }),
             ),
             dryRun: Type.Optional(Type.Boolean({ default: true })),
             basedOn: Type.Optional(Type.String({ maxLength: 1_000_000 })),

@@ -1,8 +1,8 @@
 import { parse as parseDotenv } from 'dotenv';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { EntryRecord } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { parseValueType, toTyped, valueTypeName } from './typed-values.js';
+import { yamlTextOf, yamlValueOf } from './yaml-text.js';
 
 export type ConfigFileFormat = 'json' | 'yaml' | 'env';
 
@@ -73,7 +73,7 @@ export function exportDocument(entries: readonly EntryRecord[], header: Document
 }
 
 export function exportYaml(document: ReturnType<typeof exportDocument>): string {
-  return stringifyYaml(document, { lineWidth: 0 });
+  return yamlTextOf(document);
 }
 
 const ENV_NAME = /^[\w.-]+$/;
@@ -162,12 +162,9 @@ export function parseDocument(document: unknown, knownKeys: ReadonlySet<string>)
   return entries;
 }
 
+/** Large files are read off the event loop (yaml-workers.ts), through the same yamlValueOf. */
 export function parseYamlFile(text: string): unknown {
-  try {
-    return parseYaml(text, { maxAliasCount: 100, prettyErrors: true }) as unknown;
-  } catch (error) {
-    throw AppError.invalid(`The file is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : ''}`);
-  }
+  return yamlValueOf(text);
 }
 
 /** `Group__Key=value` lines (dotenv syntax); values are text. */

@@ -2,18 +2,17 @@ import { hasPolicy, type Identity, type UnitOfWork } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { findIllFormedText } from '../../platform/http/reject-ill-formed-text.js';
-import type { EntryPlans, PlanOutcome } from '../entries/index.js';
+import type { EntryPlans, PlanOutcome, VersionCaps } from '../entries/index.js';
 import {
   exportDocument,
   exportEnv,
-  exportYaml,
   parseDocument,
   parseEnvFile,
-  parseYamlFile,
   type ConfigFileFormat,
   type ImportedEntry,
 } from './config-files.js';
-import { importPlanner } from './import-planner.js';
+import { importPlanner, requireWithinEntryCap } from './import-planner.js';
+import type { YamlWorkers } from './yaml-workers.js';
 
 export interface ExportedFile {
   readonly contentType: string;
@@ -38,6 +37,8 @@ export class ConfigTransfer {
     private readonly uow: UnitOfWork,
     private readonly plans: EntryPlans,
     private readonly clock: Clock,
+    private readonly caps: VersionCaps,
+    private readonly yaml: YamlWorkers,
   ) {}
 
   async exportFile(
@@ -62,7 +63,7 @@ export class ConfigTransfer {
       format === 'env'
         ? exportEnv(entries, header)
         : format === 'yaml'
-          ? exportYaml(exportDocument(entries, header, flat))
+          ? await this.yaml.stringify(exportDocument(entries, header, flat), entries.length)
           : `${JSON.stringify(exportDocument(entries, header, flat), null, 2)}\n`;
     return { contentType: CONTENT_TYPES[format], fileName, body };
   }
@@ -76,9 +77,9 @@ export class ConfigTransfer {
   ): Promise<PlanOutcome> {
     const read =
       source.kind === 'file'
-        ? fileReader(source.format, source.content)
+        ? await this.fileReader(source.format, source.content)
         : await this.versionReader(identity, target.serviceId, source);
-    const planner = importPlanner(read, options.createMissing);
+    const planner = importPlanner(read, options.createMissing, this.caps.maxEntries);
     if (options.dryRun) return this.plans.preview(target.serviceId, target.versionId, planner);
     return this.plans.apply(identity, target, planner, { basedOn: options.basedOn, action: 'Imported' });
   }
@@ -117,6 +118,33 @@ export class ConfigTransfer {
     }));
     return () => imported;
   }
+
+  /** The entries of a file, read before the database is asked anything. */
+  private async fileReader(
+    format: ConfigFileFormat,
+    content: unknown,
+  ): Promise<(knownKeys: ReadonlySet<string>) => ImportedEntry[]> {
+    if (format === 'env') {
+      if (typeof content !== 'string') throw AppError.invalid('An env file is sent as text/plain.');
+      const entries = parseEnvFile(content);
+      requireWithinEntryCap(entries.length, this.caps.maxEntries);
+      requireWellFormed(Object.fromEntries(entries.map((e) => [e.key, e.value])));
+      return () => entries;
+    }
+    let document = content;
+    if (typeof content === 'string') {
+      if (format === 'yaml') document = await this.yaml.parse(content);
+      else {
+        try {
+          document = JSON.parse(content) as unknown;
+        } catch {
+          throw AppError.invalid('The file is not valid JSON.');
+        }
+      }
+    }
+    requireWellFormed(document);
+    return (knownKeys) => parseDocument(document, knownKeys);
+  }
 }
 
 /** Text of a file may hold escapes (YAML `\0`, `\ud800`): the same rules as every other text. */
@@ -130,26 +158,4 @@ function requireWellFormed(value: unknown): void {
       },
     );
   }
-}
-
-function fileReader(format: ConfigFileFormat, content: unknown): (knownKeys: ReadonlySet<string>) => ImportedEntry[] {
-  if (format === 'env') {
-    if (typeof content !== 'string') throw AppError.invalid('An env file is sent as text/plain.');
-    const entries = parseEnvFile(content);
-    requireWellFormed(Object.fromEntries(entries.map((e) => [e.key, e.value])));
-    return () => entries;
-  }
-  let document = content;
-  if (typeof content === 'string') {
-    if (format === 'yaml') document = parseYamlFile(content);
-    else {
-      try {
-        document = JSON.parse(content) as unknown;
-      } catch {
-        throw AppError.invalid('The file is not valid JSON.');
-      }
-    }
-  }
-  requireWellFormed(document);
-  return (knownKeys) => parseDocument(document, knownKeys);
 }

@@ -11,14 +11,17 @@ import { fromTyped, inferValueType, parseValueType, sameValue } from './typed-va
  * Keys of the version that the file does not name are left alone.
  *
  * @param read the file's entries, given the keys the version has (they decide where nested values stop)
+ * @param maxEntries Versions:MaxEntries: a file naming more keys than a version may hold is refused
  */
 export function importPlanner(
   read: (knownKeys: ReadonlySet<string>) => ImportedEntry[],
   createMissing: boolean,
+  maxEntries: number,
 ): Planner {
   return async (stores: Stores, versionId: string) => {
     const live = new Map((await stores.entries.listLive(versionId)).map((e) => [e.key, e]));
     const imported = read(new Set(live.keys()));
+    requireWithinEntryCap(imported.length, maxEntries);
     const seen = new Set<string>();
     const errors: FieldErrors = {};
     const changes: PlannedChange[] = [];
@@ -65,4 +68,15 @@ function newEntry(item: ImportedEntry) {
     groupName: item.meta?.groupName ?? null,
     groupDescription: item.meta?.groupDescription ?? null,
   };
+}
+
+/** An import names at most as many keys as a version may hold (checked before any key is looked up). */
+export function requireWithinEntryCap(keys: number, maxEntries: number): void {
+  if (keys > maxEntries) {
+    const count = (n: number) => n.toLocaleString('en-US');
+    throw AppError.invalid(
+      `The import names ${count(keys)} keys; a version holds at most ${count(maxEntries)} (Versions:MaxEntries).`,
+      { body: [`names more than ${count(maxEntries)} keys`] },
+    );
+  }
 }

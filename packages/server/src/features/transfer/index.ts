@@ -2,3 +2,4 @@
 export { ConfigTransfer } from './config-transfer.js';
 export { transferRoutes } from './transfer-routes.js';
 export { VersionCompare } from './version-compare.js';
+export { createYamlWorkers, type YamlWorkers } from './yaml-workers.js';

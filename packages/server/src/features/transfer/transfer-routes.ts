@@ -5,9 +5,10 @@ import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { identityOf } from '../auth/index.js';
-import { ENTRY_LIMITS, MAX_PLAN_CHANGES, planOutcomeOf, PlanOutcomeSchema } from '../entries/index.js';
+import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type VersionCaps } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
+import { importBodyLimit } from './import-body-limit.js';
 import { valueTypeName } from './typed-values.js';
 import type { VersionCompare } from './version-compare.js';
 
@@ -53,10 +54,15 @@ function sideOf(e: EntryRecord | null) {
 export interface TransferRoutesOptions {
   transfer: ConfigTransfer;
   compare: VersionCompare;
+  /** Versions:MaxEntries and Versions:MaxBytes: the import body limit follows from them. */
+  caps: VersionCaps;
 }
 
 /** Compare two versions; export a version as json, yaml or env; import a file or another version. */
-export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = async (app, { transfer, compare }) => {
+export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = async (
+  app,
+  { transfer, compare, caps },
+) => {
   const tags = ['transfer'];
   // Files arrive as text (this plugin only: everywhere else bodies are JSON).
   app.addContentTypeParser(TEXT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -138,11 +144,13 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
     '/api/configversions/:serviceId/:versionId/import',
     {
       config: { policy: 'canChange' },
+      // Any exported file imports back: the limit follows from the version caps, not the 1 MiB of other routes.
+      bodyLimit: importBodyLimit(caps),
       schema: {
         tags,
         summary: 'Import a file, or the values of another version (dry run first)',
         description:
-          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (needs canAll). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`.',
+          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (needs canAll). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`. The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.',
         params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
         querystring: Type.Object({
           format: Type.Optional(Format),
@@ -156,7 +164,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
     async (request) => {
       const { serviceId, versionId } = request.params;
       const { format, dryRun, createMissing, basedOn } = request.query;
-      const source = importSource(request.body, format);
+      const source = importSource(request.body, format, caps.maxEntries);
       const outcome = await transfer.import(identityOf(request), { serviceId, versionId }, source, {
         dryRun: dryRun !== 'false',
         createMissing: createMissing === 'true',
@@ -167,7 +175,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
   );
 };
 
-function importSource(body: unknown, format: ConfigFileFormat | undefined): ImportSource {
+function importSource(body: unknown, format: ConfigFileFormat | undefined, maxKeys: number): ImportSource {
   if (body && typeof body === 'object' && !Array.isArray(body) && 'fromVersionId' in body) {
     const { fromVersionId, keys } = body as { fromVersionId: unknown; keys?: unknown };
     if (typeof fromVersionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(fromVersionId)) {
@@ -176,7 +184,7 @@ function importSource(body: unknown, format: ConfigFileFormat | undefined): Impo
     if (
       keys !== undefined &&
       (!Array.isArray(keys) ||
-        keys.length > MAX_PLAN_CHANGES ||
+        keys.length > maxKeys ||
         !keys.every((k) => typeof k === 'string' && k.length <= ENTRY_LIMITS.key))
     ) {
       throw AppError.invalid('keys must be a list of keys.', { keys: ['must be an array of keys'] });

@@ -12,6 +12,7 @@ import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ENTRY_LIMITS, exceedsLength } from '../entries/index.js';
 import { checkKey, checkValue, isValueType } from '../entries/index.js';
+import { requireWithinVersionCaps, sizeChange, totalChange, type VersionCaps } from '../entries/index.js';
 
 /** One configuration class of an application, as the SDK declares it. */
 export interface DeclaredClass {
@@ -46,6 +47,7 @@ export class VersionRegistration {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly caps: VersionCaps,
   ) {}
 
   async register(actor: Actor, serviceId: string, label: string, classes: readonly DeclaredClass[]): Promise<string> {
@@ -120,34 +122,41 @@ export class VersionRegistration {
     if (missing.length === 0) return versionId;
 
     const timestamp = (await ctx.versions.advanceClock(versionId, now)) as number;
+    const entries = missing.map(({ declared: d }): EntryRecord => {
+      const carried = previous.get(d.key);
+      return {
+        id: this.ids.newId(),
+        versionId,
+        key: d.key,
+        name: d.name || d.key,
+        rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
+        valueType: d.valueType,
+        enumDefinition: d.enumValues,
+        description: d.description,
+        groupName: d.groupName,
+        groupDescription: d.groupDescription,
+        generation: 1,
+        createdAt: timestamp,
+        updatedAt: timestamp,
+        changedAt: timestamp,
+        deleted: false,
+      };
+    });
+    // Tombstones hold nothing: the whole growth is the new entries.
+    await requireWithinVersionCaps(
+      ctx,
+      this.caps,
+      versionId,
+      totalChange(entries.map((entry) => sizeChange(null, entry))),
+    );
+    await ctx.entries.purge(...missing.flatMap(({ tombstone }) => (tombstone ? [tombstone.id] : [])));
     const added: EntryChange[] = [];
-    for (const chunk of chunks(missing)) {
+    for (const chunk of chunks(entries)) {
       // A large registration must not hold the event loop: other requests and streams go on between chunks.
       await yieldToEventLoop();
-      await ctx.entries.purge(...chunk.flatMap(({ tombstone }) => (tombstone ? [tombstone.id] : [])));
-      const entries = chunk.map(({ declared: d }): EntryRecord => {
-        const carried = previous.get(d.key);
-        return {
-          id: this.ids.newId(),
-          versionId,
-          key: d.key,
-          name: d.name || d.key,
-          rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
-          valueType: d.valueType,
-          enumDefinition: d.enumValues,
-          description: d.description,
-          groupName: d.groupName,
-          groupDescription: d.groupDescription,
-          generation: 1,
-          createdAt: timestamp,
-          updatedAt: timestamp,
-          changedAt: timestamp,
-          deleted: false,
-        };
-      });
-      await ctx.entries.insertMany(entries);
+      await ctx.entries.insertMany(chunk);
       await ctx.audit.appendMany(
-        entries.map((entry) => ({
+        chunk.map((entry) => ({
           id: this.ids.newId(),
           serviceId,
           entityType: 'Entry' as const,
@@ -160,7 +169,7 @@ export class VersionRegistration {
           changes: { after: auditView(entry) },
         })),
       );
-      for (const entry of entries) {
+      for (const entry of chunk) {
         added.push({
           key: entry.key,
           value: entry.rawValue,

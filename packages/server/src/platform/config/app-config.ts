@@ -157,6 +157,11 @@ export interface AppConfig {
     /** Grpc:GetConfigLayout, default Spec: `Konfigo` answers GetConfig as the existing Konfigo SDKs expect. */
     readonly getConfigLayout: 'Spec' | 'Konfigo';
   };
+  /** Versions:MaxEntries and Versions:MaxBytes: what one version may hold (live entries, UTF-8 bytes of their text). */
+  readonly versions: {
+    readonly maxEntries: number;
+    readonly maxBytes: number;
+  };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
     readonly level: string;

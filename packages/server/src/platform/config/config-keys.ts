@@ -36,6 +36,18 @@ const CLAIMS = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const PROVIDERS = ['Local', 'OpenId', 'Jwt', 'Saml'] as const;
 
+/**
+ * The default caps of a version keep its GetConfig answer within the 4 MiB a gRPC client accepts by
+ * default (grpc-js, grpc-dotnet, grpcio). Per entry the answer holds the key and the value (counted in
+ * Versions:MaxBytes, with the entry's other texts) and at most 37 bytes of protobuf around them: the
+ * entry's tag and length (4), the key's tag and length (3), the value's StringValue wrapper (tag and
+ * length twice, 8), the generation (6), the timestamp message (14: seconds and nanos), the type (2).
+ * The Konfigo layout adds two ids (2 × 38 bytes), the gRPC frame header 5. So 10,000 entries and
+ * 3.5 MiB of text make at most 3,670,016 + 370,000 + 81 = 4,040,097 bytes, 150 KiB below 4 MiB
+ * (4,194,304). A stream's first event of a whole version has the same entry layout.
+ */
+const VERSION_MAX_BYTES_DEFAULT = 3.5 * 1024 * 1024;
+
 export const CONFIG_KEYS = {
   'Server:Port': {
     kind: { type: 'integer', default: 8080, min: 0, max: 65535 },
@@ -259,6 +271,15 @@ export const CONFIG_KEYS = {
   'Grpc:GetConfigLayout': {
     kind: { type: 'choice', default: 'Spec', values: ['Spec', 'Konfigo'] },
     doc: '`Konfigo` answers GetConfig as the existing Konfigo .NET/Go/Python SDKs expect (`service_id = 1, version_id = 2, entries = 3`)',
+  },
+  'Versions:MaxEntries': {
+    kind: { type: 'integer', default: 10_000, min: 1 },
+    doc: "live entries one version may hold. A change that would add entries past it is refused (REST 400, gRPC `RESOURCE_EXHAUSTED`) and stores nothing; deleting is always allowed. With `Versions:MaxBytes`, the default keeps a full version's GetConfig answer under the 4 MiB message limit of gRPC clients (see [Version size](#version-size))",
+  },
+  'Versions:MaxBytes': {
+    kind: { type: 'integer', default: VERSION_MAX_BYTES_DEFAULT, min: 1024 },
+    docDefault: '`3670016` (3.5 MiB)',
+    doc: 'UTF-8 bytes of text one version may hold: key, value, name, description, group name, group description and allowed values of every live entry. A change that would grow a version past it is refused like one past `Versions:MaxEntries`; shrinking is always allowed. The import body limit follows from both caps',
   },
   'Logging:Level': {
     kind: { type: 'choice', default: 'info', values: LOG_LEVELS },

@@ -74,6 +74,7 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       maxReceiveMessageBytes: reader.read('Grpc:MaxReceiveMessageBytes'),
       getConfigLayout: reader.read('Grpc:GetConfigLayout'),
     },
+    versions: { maxEntries: reader.read('Versions:MaxEntries'), maxBytes: reader.read('Versions:MaxBytes') },
     logging: { level: reader.read('Logging:Level') },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);

@@ -1,5 +1,4 @@
 import type { SessionStore } from '@fastify/session';
-import type { Clock } from '../../../platform/clock.js';
 import type { UnitOfWork } from '../../../core/index.js';
 
 type Callback = (err?: unknown) => void;
@@ -12,14 +11,14 @@ type StoredShape = Parameters<GetCallback>[1];
  */
 export function createSessionStoreAdapter(
   uow: UnitOfWork,
-  clock: Clock,
   idleTimeoutMs: number,
 ): SessionStore & { purgeExpired(): Promise<void> } {
   const sessions = uow.read.sessions;
   const run = (work: Promise<void>, callback: Callback): void => {
     work.then(() => callback(), callback);
   };
-  const nowMs = () => Math.floor(clock.nowMicros() / 1000);
+  // Wall-clock time, as @fastify/session's cookies expire by it (not the injectable change clock).
+  const nowMs = () => Date.now();
   return {
     set(sessionId: string, session: unknown, callback: Callback) {
       const cookie = (session as { cookie?: { expires?: Date | string | null } }).cookie;
