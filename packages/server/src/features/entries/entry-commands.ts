@@ -1,5 +1,6 @@
 import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
+import { dictionary } from '../../platform/dictionary.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/index.js';
@@ -40,7 +41,9 @@ export class EntryCommands {
     if (keyProblem) errors.key = [keyProblem];
     const valueProblem = checkValue(input.valueType, input.rawValue, input.enumDefinition);
     if (valueProblem) errors.rawValue = [valueProblem];
-    if (Object.keys(errors).length > 0) throw AppError.invalid('The entry is not valid.', errors);
+    if (Object.keys(errors).length > 0) {
+      throw AppError.invalid(keyProblem ? `The key "${input.key}" ${keyProblem}.` : 'The entry is not valid.', errors);
+    }
 
     return this.uow.write(async (ctx) => {
       const timestamp = await this.tick(ctx, serviceId, versionId);
@@ -106,7 +109,7 @@ export class EntryCommands {
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
       if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
 
-      const errors: FieldErrors = {};
+      const errors = dictionary<string[]>();
       const stale: string[] = [];
       for (const [index, item] of items.entries()) {
         const entry = found.get(item.id) as EntryRecord;

@@ -1,6 +1,7 @@
 import type { Stores, UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
-import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { dictionary } from '../../platform/dictionary.js';
+import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/index.js';
 import { actorOf, hasPolicy, type Identity } from '../auth/index.js';
@@ -291,7 +292,7 @@ function requireWithinLimit(plan: Plan): void {
 }
 
 function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecord>): void {
-  const errors: FieldErrors = {};
+  const errors = dictionary<string[]>();
   for (const change of plan.changes) {
     const key = keyOf(change);
     let problem: string | null = null;

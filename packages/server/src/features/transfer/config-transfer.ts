@@ -1,7 +1,6 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import { findIllFormedText } from '../../platform/http/reject-ill-formed-text.js';
 import { hasPolicy, type Identity } from '../auth/index.js';
 import type { EntryPlans, PlanOutcome } from '../entries/index.js';
 import {
@@ -10,10 +9,10 @@ import {
   exportYaml,
   parseDocument,
   parseEnvFile,
-  parseYamlFile,
   type ConfigFileFormat,
   type ImportedEntry,
 } from './config-files.js';
+import { parseJsonFile, parseYamlFile, requireWellFormed } from './file-parsers.js';
 import { importPlanner } from './import-planner.js';
 
 export interface ExportedFile {
@@ -120,19 +119,6 @@ export class ConfigTransfer {
   }
 }
 
-/** Text of a file may hold escapes (YAML `\0`, `\ud800`): the same rules as every other text. */
-function requireWellFormed(value: unknown): void {
-  const found = findIllFormedText(value);
-  if (found) {
-    throw AppError.invalid(
-      'The file holds text that is not allowed (U+0000, a lone surrogate, or nesting deeper than 400).',
-      {
-        [found.path || 'body']: [found.problem],
-      },
-    );
-  }
-}
-
 function fileReader(format: ConfigFileFormat, content: unknown): (knownKeys: ReadonlySet<string>) => ImportedEntry[] {
   if (format === 'env') {
     if (typeof content !== 'string') throw AppError.invalid('An env file is sent as text/plain.');
@@ -140,17 +126,9 @@ function fileReader(format: ConfigFileFormat, content: unknown): (knownKeys: Rea
     requireWellFormed(Object.fromEntries(entries.map((e) => [e.key, e.value])));
     return () => entries;
   }
-  let document = content;
-  if (typeof content === 'string') {
-    if (format === 'yaml') document = parseYamlFile(content);
-    else {
-      try {
-        document = JSON.parse(content) as unknown;
-      } catch {
-        throw AppError.invalid('The file is not valid JSON.');
-      }
-    }
-  }
+  // A JSON body arrives parsed (and checked) by the route; a file sent as text is parsed here.
+  const document =
+    typeof content !== 'string' ? content : format === 'yaml' ? parseYamlFile(content) : parseJsonFile(content);
   requireWellFormed(document);
   return (knownKeys) => parseDocument(document, knownKeys);
 }

@@ -13,6 +13,7 @@ import {
 } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
+import { decodeUtf8, parseJsonFile } from './file-parsers.js';
 import { valueTypeName } from './typed-values.js';
 import type { VersionCompare } from './version-compare.js';
 
@@ -63,8 +64,15 @@ export interface TransferRoutesOptions {
 /** Compare two versions; export a version as json, yaml or env; import a file or another version. */
 export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = async (app, { transfer, compare }) => {
   const tags = ['transfer'];
-  // Files arrive as text (this plugin only: everywhere else bodies are JSON).
-  app.addContentTypeParser(TEXT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // Files arrive as text (this plugin only: everywhere else bodies are JSON), refused unless UTF-8;
+  // JSON here is read strictly too, so that a file naming a key twice is refused (parseJsonFile).
+  app.addContentTypeParser(TEXT_TYPES, { parseAs: 'buffer' }, (_request, body, done) => {
+    parseWith(decodeUtf8, body, done);
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    parseWith((bytes) => parseJsonFile(decodeUtf8(bytes)), body, done);
+  });
 
   app.get(
     '/api/configversions/:serviceId/compare',
@@ -171,6 +179,18 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
     },
   );
 };
+
+function parseWith(
+  parse: (bytes: Buffer) => unknown,
+  body: string | Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+) {
+  try {
+    done(null, parse(Buffer.isBuffer(body) ? body : Buffer.from(body)));
+  } catch (error) {
+    done(error as Error);
+  }
+}
 
 function importSource(body: unknown, format: ConfigFileFormat | undefined): ImportSource {
   if (body && typeof body === 'object' && !Array.isArray(body) && 'fromVersionId' in body) {

@@ -1,7 +1,8 @@
 import { isUniqueViolation } from '../../db/database-errors.js';
 import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
-import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { dictionary } from '../../platform/dictionary.js';
+import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/index.js';
 import type { Actor } from '../auth/index.js';
@@ -183,7 +184,7 @@ function* chunks<T>(items: readonly T[]): Generator<T[]> {
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function validate(label: string, classes: readonly DeclaredClass[]) {
-  const errors: FieldErrors = {};
+  const errors = dictionary<string[]>();
   const fail = (field: string, message: string): void => {
     (errors[field] ??= []).push(message);
   };
@@ -219,7 +220,7 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
       tooLong(`${field}.enumValues`, entry.enumValues, ENTRY_LIMITS.enumDefinition);
       tooLong(`${field}.value`, entry.defaultValue, ENTRY_LIMITS.rawValue);
       const keyProblem = checkKey(entry.key);
-      if (keyProblem) fail(`${field}.key`, keyProblem);
+      if (keyProblem) fail(`${field}.key`, `"${entry.key}" ${keyProblem}`);
       else if (seen.has(entry.key)) fail(`${field}.key`, `"${entry.key}" is declared more than once`);
       seen.add(entry.key);
       if (!isValueType(entry.valueType)) fail(`${field}.valueType`, 'is not a known value type');
