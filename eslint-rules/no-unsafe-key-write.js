@@ -41,7 +41,7 @@ export const noUnsafeKeyWrite = {
     },
     messages: {
       unsafeWrite:
-        'A computed key written into an ordinary object can be __proto__, constructor or prototype and reach Object.prototype. Build the object with dictionary() (no prototype) or use a Map.',
+        'A computed key written into an ordinary object can be __proto__, constructor or prototype and reach Object.prototype. Use a Map, or an object without prototype from dictionary() (packages/server/src/platform/dictionary.ts).',
     },
     schema: [],
   },

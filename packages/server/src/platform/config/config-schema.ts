@@ -20,7 +20,8 @@ function buildSchema(): SchemaSection {
   for (const [key, definition] of Object.entries(CONFIG_KEYS) as Array<[string, KeyDefinition]>) {
     const segments = key.split(':');
     let section = root;
-    for (const segment of segments.slice(0, -1)) section = (section[segment] ??= dictionary()) as Dictionary<SchemaNode>;
+    for (const segment of segments.slice(0, -1))
+      section = (section[segment] ??= dictionary()) as Dictionary<SchemaNode>;
     section[segments.at(-1) as string] = definition.kind.type === 'list' ? 'list' : 'value';
   }
   return root;
