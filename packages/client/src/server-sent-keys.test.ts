@@ -7,6 +7,7 @@ import { connect, watchVersion, type WatchedChange } from './index.js';
 import {
   databaseKinds,
   entriesByKey,
+  recordingLogger,
   startFixture,
   until,
   versionIdOf,
@@ -96,6 +97,7 @@ describe.each(databaseKinds)('server-sent keys with a prototype name on %s', (ki
         cacheFile,
         startupTimeout: 300,
         pollingInterval: 60_000,
+        logger: recordingLogger(),
       });
       expect(fromCache.values.Payments.Provider).toBe('Adyen');
       await fromCache.close();
