@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { localPlugin } from './eslint-rules/no-unsafe-key-write.js';
 
 /** The server's feature folders: they use each other only through their index.ts. */
 const FEATURES = ['audit', 'auth', 'entries', 'history', 'ops', 'realtime', 'services', 'transfer', 'versions'];
@@ -31,6 +32,14 @@ export default tseslint.config(
       ],
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
     },
+  },
+  {
+    // Objects keyed by names from outside (entry keys, files, claims, settings, server answers) have
+    // no prototype: a computed-key write goes into a dictionary() or a Map (eslint-rules/).
+    files: ['packages/*/src/**/*.{ts,tsx}', 'packages/*/scripts/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**', '**/src/gen/**'],
+    plugins: { local: localPlugin },
+    rules: { 'local/no-unsafe-key-write': 'error' },
   },
   {
     // Tools that require a default export.

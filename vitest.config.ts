@@ -13,7 +13,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'server',
-          include: ['packages/{protocol,client,server}/src/**/*.test.ts'],
+          // eslint-rules: the project's own lint rules (ESLint's RuleTester).
+          include: ['packages/{protocol,client,server}/src/**/*.test.ts', 'eslint-rules/**/*.test.js'],
           pool: 'forks',
           // Type tests (expectTypeOf) of the client SDK's inference, checked by tsc as part of `npm test`.
           typecheck: {

@@ -192,6 +192,13 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
     expect(refused.code).toBe(EXIT.rejected);
     expect(refused.stderr).toContain('Payments:TimeoutSeconds');
     expect(await valueOf('1.0', 'Payments:Provider')).toBe('a=b "c"\nd');
+
+    // The file's bytes reach the server as they are: not UTF-8 is refused, not turned into U+FFFD.
+    writeFileSync(bad, Buffer.concat([Buffer.from('Payments__Provider=caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const latin1 = await user.run(['import', 'payments', '1.0', bad]);
+    expect(latin1.code).toBe(EXIT.rejected);
+    expect(latin1.stderr).toContain('UTF-8');
+    expect(await valueOf('1.0', 'Payments:Provider')).toBe('a=b "c"\nd');
   });
 
   it('compares two versions and promotes reviewed values from 1.0 to 1.1', async () => {

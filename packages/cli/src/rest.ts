@@ -14,7 +14,7 @@ export interface RequestOptions {
   /** JSON-encoded unless `raw` is given. */
   readonly json?: unknown;
   /** A body sent as it is, with its content type. */
-  readonly raw?: { readonly body: string; readonly contentType: string };
+  readonly raw?: { readonly body: string | Blob; readonly contentType: string };
 }
 
 /** The management REST API of one server: problem details become CliErrors with their exit code. */
@@ -42,7 +42,7 @@ export class RestApi {
     const headers: Record<string, string> = { accept: 'application/json, */*' };
     if (this.credential && 'cookie' in this.credential) headers.cookie = this.credential.cookie;
     if (this.credential && 'token' in this.credential) headers.authorization = `Bearer ${this.credential.token}`;
-    let body: string | undefined;
+    let body: string | Blob | undefined;
     if (options.raw) {
       body = options.raw.body;
       headers['content-type'] = options.raw.contentType;

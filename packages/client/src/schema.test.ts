@@ -94,6 +94,11 @@ describe('declaring a schema', () => {
     expect(() => enumOf(['a|b'])).toThrow(invalidArgument(/"a\|b"/));
     expect(() => group({ 'Bad:Name': string() })).toThrow(invalidArgument(/"Bad:Name" must be non-empty without ":"/));
     expect(() => group({ X: 5 as never })).toThrow(invalidArgument(/X is neither a setting/));
+    // The server refuses these key segments: said at once, not at registration.
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      expect(() => group({ [name]: string() })).toThrow(invalidArgument(new RegExp(`"${name}" is reserved`)));
+      expect(() => defineConfig({ [name]: group({ A: string() }) })).toThrow(invalidArgument(/is reserved/));
+    }
     expect(() => defineConfig({ Loose: string() as never })).toThrow(invalidArgument(/Loose must be a group/));
     expect(() => defineConfig({ G: group({ [`K${'x'.repeat(600)}`]: string() }) })).toThrow(
       invalidArgument(/longer than 512/),

@@ -163,11 +163,20 @@ export interface GroupOptions {
 
 const KEY_LIMIT = 512;
 
+/** Key segments the server refuses: in JavaScript they name an object's prototype. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 function checkName(name: string, where: string): void {
   if (name.trim() === '' || name.includes(':')) {
     throw new ConfigError(
       'INVALID_ARGUMENT',
       `${where}: the name ${JSON.stringify(name)} must be non-empty without ":"`,
+    );
+  }
+  if (RESERVED_NAMES.has(name)) {
+    throw new ConfigError(
+      'INVALID_ARGUMENT',
+      `${where}: the name ${JSON.stringify(name)} is reserved (__proto__, constructor and prototype are not key segments)`,
     );
   }
 }

@@ -87,6 +87,11 @@ describe('the console rules agree with the server', () => {
       'x'.repeat(512),
       'x'.repeat(513),
       'Payments:Timeout Seconds',
+      '__proto__:polluted',
+      'constructor:prototype:isAdmin',
+      'A:prototype',
+      'A:Constructor',
+      'A:__proto',
     ];
     const disagreements: string[] = [];
     for (const key of keys) {

@@ -68,7 +68,7 @@ async function importPlan(
   ctx: CommandContext,
   service: Service,
   version: Version,
-  body: { json?: unknown; raw?: { body: string; contentType: string } },
+  body: { json?: unknown; raw?: { body: string | Blob; contentType: string } },
   query: { format?: Format; createMissing: boolean; dryRun: boolean },
 ): Promise<PlanOutcome> {
   const url = `/api/configversions/${service.id}/${version.id}/import`;
@@ -125,9 +125,10 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
       ) => {
         const ctx = contextOf(globals());
         const format = file === '-' ? (options.format ?? 'json') : formatOf(file, options.format);
-        let content: string;
+        // The bytes as they are: the server refuses a file that is not UTF-8 rather than guessing.
+        let content: Blob;
         try {
-          content = readFileSync(file === '-' ? 0 : file, 'utf8');
+          content = new Blob([readFileSync(file === '-' ? 0 : file)]);
         } catch (error) {
           throw new CliError(`Cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
         }

@@ -33,15 +33,14 @@ const rethrowTranslated = (error: unknown): never => {
 
 /** The same store whose failures say UNAVAILABLE when the database cannot be reached. */
 function translatingErrors<T extends object>(store: T): T {
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(store)) {
-    wrapped[name] =
-      typeof member === 'function'
-        ? (...args: unknown[]) =>
-            (member as (...a: unknown[]) => Promise<unknown>).apply(store, args).catch(rethrowTranslated)
-        : member;
-  }
-  return wrapped as T;
+  const wrapped = Object.entries(store).map(([name, member]): [string, unknown] => [
+    name,
+    typeof member === 'function'
+      ? (...args: unknown[]) =>
+          (member as (...a: unknown[]) => Promise<unknown>).apply(store, args).catch(rethrowTranslated)
+      : member,
+  ]);
+  return Object.fromEntries(wrapped) as T;
 }
 
 /** The unit of work of core/, on this database: the SQL stores, one transaction per write. */

@@ -1746,6 +1746,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description Non-empty segments joined by ":" (`Db:Timeout`). The segments `__proto__`, `constructor` and `prototype` are reserved (400). */
             key: string;
             /** @description Display name; defaults to the key */
             name?: string;

@@ -88,10 +88,18 @@ export function checkValue(valueType: number, rawValue: string | null, enumDefin
   }
 }
 
-/** A key is 1–512 characters of non-empty segments joined by `:`. */
+/** Segments no key may have: in JavaScript they name an object's prototype. */
+const RESERVED_KEY_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A key is 1–512 characters of non-empty segments joined by `:`, none of them __proto__, constructor or prototype. */
 export function checkKey(key: string): string | null {
   if (key.length < 1 || key.length > 512) return 'must be 1 to 512 characters long';
-  if (key.split(':').some((segment) => segment.trim() === '')) return 'must be non-empty segments joined by ":"';
+  const segments = key.split(':');
+  if (segments.some((segment) => segment.trim() === '')) return 'must be non-empty segments joined by ":"';
+  const reserved = segments.find((segment) => RESERVED_KEY_SEGMENTS.has(segment));
+  if (reserved !== undefined) {
+    return `must not have the segment "${reserved}" (__proto__, constructor and prototype are reserved)`;
+  }
   return null;
 }
 

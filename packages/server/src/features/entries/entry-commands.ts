@@ -12,6 +12,7 @@ import {
   type WriteContext,
 } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
+import { dictionary } from '../../platform/dictionary.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { checkKey, checkValue } from './value-types.js';
@@ -50,7 +51,9 @@ export class EntryCommands {
     if (keyProblem) errors.key = [keyProblem];
     const valueProblem = checkValue(input.valueType, input.rawValue, input.enumDefinition);
     if (valueProblem) errors.rawValue = [valueProblem];
-    if (Object.keys(errors).length > 0) throw AppError.invalid('The entry is not valid.', errors);
+    if (Object.keys(errors).length > 0) {
+      throw AppError.invalid(keyProblem ? `The key "${input.key}" ${keyProblem}.` : 'The entry is not valid.', errors);
+    }
 
     return this.uow.write(async (ctx) => {
       const timestamp = await this.tick(ctx, serviceId, versionId);
@@ -112,7 +115,7 @@ export class EntryCommands {
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
       if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
 
-      const errors: FieldErrors = {};
+      const errors = dictionary<string[]>();
       const stale: string[] = [];
       for (const [index, item] of items.entries()) {
         const entry = found.get(item.id) as EntryRecord;

@@ -13,7 +13,8 @@ import {
 } from '../../core/index.js';
 import { slices } from '../../platform/slices.js';
 import type { Clock } from '../../platform/clock.js';
-import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { dictionary } from '../../platform/dictionary.js';
+import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { NewEntry } from './entry-commands.js';
 import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
@@ -308,7 +309,7 @@ function sizeChangeOf(plan: Plan, current: ReadonlyMap<string, EntryRecord>): Si
 const NONE: SizeChange = { entries: 0, bytes: 0 };
 
 function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecord>): void {
-  const errors: FieldErrors = {};
+  const errors = dictionary<string[]>();
   for (const change of plan.changes) {
     const key = keyOf(change);
     let problem: string | null = null;

@@ -73,7 +73,12 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
         tags,
         params,
         body: Type.Object({
-          key: Type.String({ minLength: 1, maxLength: ENTRY_LIMITS.key }),
+          key: Type.String({
+            minLength: 1,
+            maxLength: ENTRY_LIMITS.key,
+            description:
+              'Non-empty segments joined by ":" (`Db:Timeout`). The segments `__proto__`, `constructor` and `prototype` are reserved (400).',
+          }),
           name: Type.Optional(
             Type.String({
               minLength: 1,

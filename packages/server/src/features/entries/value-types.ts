@@ -113,9 +113,23 @@ export function checkValue(valueType: number, rawValue: string | null, enumDefin
   }
 }
 
-/** CONTRACT.md: a key is 1–512 chars of non-empty segments joined by `:`. */
+/**
+ * Segments no key may have: in JavaScript they name an object's prototype, so a file or an SDK that
+ * builds objects from key segments (as every export, appsettings.json reader and config binder does)
+ * could be led to write on every object of its process.
+ */
+const RESERVED_KEY_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The one rule for keys, applied wherever a key is created (REST, CreateVersion, imports, restores):
+ * 1–512 characters of non-empty segments joined by `:`, none of them a reserved segment.
+ */
 export function checkKey(key: string): string | null {
   if (key.length < 1 || key.length > 512) return 'must be 1 to 512 characters long';
-  if (key.split(':').some((segment) => segment.trim() === '')) return 'must be non-empty segments joined by ":"';
+  const segments = key.split(':');
+  if (segments.some((segment) => segment.trim() === '')) return 'must be non-empty segments joined by ":"';
+  const reserved = segments.find((segment) => RESERVED_KEY_SEGMENTS.has(segment));
+  if (reserved !== undefined)
+    return `must not have the segment "${reserved}" (__proto__, constructor and prototype are reserved)`;
   return null;
 }

@@ -1,8 +1,9 @@
-import { parse as parseDotenv } from 'dotenv';
 import type { EntryRecord } from '../../core/index.js';
+import { dictionary, type Dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
+import { parseEnvText } from './file-parsers.js';
 import { parseValueType, toTyped, valueTypeName } from './typed-values.js';
-import { yamlTextOf, yamlValueOf } from './yaml-text.js';
+import { yamlTextOf } from './yaml-text.js';
 
 export type ConfigFileFormat = 'json' | 'yaml' | 'env';
 
@@ -32,18 +33,22 @@ export interface DocumentHeader {
 const cannot = (format: string, keys: readonly string[], why: string): AppError =>
   new AppError('CONFLICT', `This version cannot be written as ${format}: ${keys.slice(0, 10).join(', ')} ${why}.`);
 
-/** Values nested by key segments, as appsettings.json has them; refused when a key is also a prefix of another. */
-function nest(values: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
+/**
+ * Values nested by key segments, as appsettings.json has them; refused when a key is also a prefix
+ * of another. Every level is a dictionary: a segment such as `__proto__` (a key stored before such
+ * segments were refused) is an ordinary member, never the way to Object.prototype.
+ */
+function nest(values: ReadonlyArray<readonly [string, unknown]>): Dictionary<unknown> {
   const keys = new Set(values.map(([key]) => key));
   const clashing = [...keys].filter((key) =>
     key.split(':').some((_, i, s) => i > 0 && keys.has(s.slice(0, i).join(':'))),
   );
   if (clashing.length > 0) throw cannot('nested JSON/YAML', clashing, 'sit under another key; use flat=true');
-  const root: Record<string, unknown> = {};
+  const root = dictionary<unknown>();
   for (const [key, value] of values) {
     const segments = key.split(':');
     let node = root;
-    for (const segment of segments.slice(0, -1)) node = (node[segment] ??= {}) as Record<string, unknown>;
+    for (const segment of segments.slice(0, -1)) node = (node[segment] ??= dictionary()) as Dictionary<unknown>;
     node[segments.at(-1) as string] = value;
   }
   return root;
@@ -55,8 +60,8 @@ export function exportDocument(entries: readonly EntryRecord[], header: Document
   return {
     ...header,
     layout: flat ? 'flat' : 'nested',
-    values: flat ? Object.fromEntries(values) : nest(values),
-    entries: Object.fromEntries(
+    values: flat ? dictionary(values) : nest(values),
+    entries: dictionary(
       entries.map((e): [string, EntryMetadata] => [
         e.key,
         {
@@ -149,11 +154,12 @@ export function parseDocument(document: unknown, knownKeys: ReadonlySet<string>)
     throw AppError.invalid('The file must hold an object of values.', { body: ['is not an object'] });
   const isExport = isObject(document.values);
   const values = isExport ? (document.values as Record<string, unknown>) : document;
-  const metadata = isExport && isObject(document.entries) ? document.entries : {};
-  const known = new Set([...knownKeys, ...Object.keys(metadata)]);
-  const types: Record<string, string[]> = {};
+  // A Map: a key such as `constructor` must not find Object.prototype's member.
+  const metadata = new Map(isExport && isObject(document.entries) ? Object.entries(document.entries) : []);
+  const known = new Set([...knownKeys, ...metadata.keys()]);
+  const types = dictionary<string[]>();
   const entries = flatten(values, known).map(([key, typed]): ImportedEntry => {
-    const meta = metaOf(metadata[key]);
+    const meta = metaOf(metadata.get(key));
     if (meta?.type !== undefined && parseValueType(meta.type) === undefined)
       (types[key] ??= []).push(`type ${meta.type} is not a value type`);
     return { key, value: { typed }, meta };
@@ -162,16 +168,7 @@ export function parseDocument(document: unknown, knownKeys: ReadonlySet<string>)
   return entries;
 }
 
-/** Large files are read off the event loop (yaml-workers.ts), through the same yamlValueOf. */
-export function parseYamlFile(text: string): unknown {
-  return yamlValueOf(text);
-}
-
 /** `Group__Key=value` lines (dotenv syntax); values are text. */
 export function parseEnvFile(text: string): ImportedEntry[] {
-  return Object.entries(parseDotenv(text)).map(([name, raw]) => ({
-    key: name.replaceAll('__', ':'),
-    value: { raw },
-    meta: null,
-  }));
+  return parseEnvText(text).map(([name, raw]) => ({ key: name.replaceAll('__', ':'), value: { raw }, meta: null }));
 }

@@ -1,7 +1,6 @@
 import { hasPolicy, type Identity, type UnitOfWork } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import { findIllFormedText } from '../../platform/http/reject-ill-formed-text.js';
 import type { EntryPlans, PlanOutcome, VersionCaps } from '../entries/index.js';
 import {
   exportDocument,
@@ -11,6 +10,7 @@ import {
   type ConfigFileFormat,
   type ImportedEntry,
 } from './config-files.js';
+import { parseJsonFile, requireWellFormed } from './file-parsers.js';
 import { importPlanner, requireWithinEntryCap } from './import-planner.js';
 import type { YamlWorkers } from './yaml-workers.js';
 
@@ -133,29 +133,10 @@ export class ConfigTransfer {
     }
     let document = content;
     if (typeof content === 'string') {
-      if (format === 'yaml') document = await this.yaml.parse(content);
-      else {
-        try {
-          document = JSON.parse(content) as unknown;
-        } catch {
-          throw AppError.invalid('The file is not valid JSON.');
-        }
-      }
+      // A JSON body arrives parsed (and checked) by the route; a file sent as text is parsed here.
+      document = format === 'yaml' ? await this.yaml.parse(content) : parseJsonFile(content);
     }
     requireWellFormed(document);
     return (knownKeys) => parseDocument(document, knownKeys);
-  }
-}
-
-/** Text of a file may hold escapes (YAML `\0`, `\ud800`): the same rules as every other text. */
-function requireWellFormed(value: unknown): void {
-  const found = findIllFormedText(value);
-  if (found) {
-    throw AppError.invalid(
-      'The file holds text that is not allowed (U+0000, a lone surrogate, or nesting deeper than 400).',
-      {
-        [found.path || 'body']: [found.problem],
-      },
-    );
   }
 }

@@ -1,5 +1,6 @@
 import type { EntryRecord, Stores } from '../../core/index.js';
-import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { dictionary } from '../../platform/dictionary.js';
+import { AppError } from '../../platform/errors.js';
 import { ValueType, type PlannedChange, type Planner } from '../entries/index.js';
 import type { ImportedEntry } from './config-files.js';
 import { fromTyped, inferValueType, parseValueType, sameValue } from './typed-values.js';
@@ -23,7 +24,7 @@ export function importPlanner(
     const imported = read(new Set(live.keys()));
     requireWithinEntryCap(imported.length, maxEntries);
     const seen = new Set<string>();
-    const errors: FieldErrors = {};
+    const errors = dictionary<string[]>();
     const changes: PlannedChange[] = [];
     for (const item of imported) {
       if (seen.has(item.key)) (errors[item.key] ??= []).push('appears more than once');

@@ -8,6 +8,7 @@ import { identityOf } from '../auth/index.js';
 import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type VersionCaps } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
+import { decodeUtf8, parseJsonFile } from './file-parsers.js';
 import { importBodyLimit } from './import-body-limit.js';
 import { valueTypeName } from './typed-values.js';
 import type { VersionCompare } from './version-compare.js';
@@ -64,8 +65,15 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
   { transfer, compare, caps },
 ) => {
   const tags = ['transfer'];
-  // Files arrive as text (this plugin only: everywhere else bodies are JSON).
-  app.addContentTypeParser(TEXT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // Files arrive as text (this plugin only: everywhere else bodies are JSON), refused unless UTF-8;
+  // JSON here is read strictly too, so that a file naming a key twice is refused (parseJsonFile).
+  app.addContentTypeParser(TEXT_TYPES, { parseAs: 'buffer' }, (_request, body, done) => {
+    parseWith(decodeUtf8, body, done);
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    parseWith((bytes) => parseJsonFile(decodeUtf8(bytes)), body, done);
+  });
 
   app.get(
     '/api/configversions/:serviceId/compare',
@@ -174,6 +182,18 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
     },
   );
 };
+
+function parseWith(
+  parse: (bytes: Buffer) => unknown,
+  body: string | Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+) {
+  try {
+    done(null, parse(Buffer.isBuffer(body) ? body : Buffer.from(body)));
+  } catch (error) {
+    done(error as Error);
+  }
+}
 
 function importSource(body: unknown, format: ConfigFileFormat | undefined, maxKeys: number): ImportSource {
   if (body && typeof body === 'object' && !Array.isArray(body) && 'fromVersionId' in body) {

@@ -8,7 +8,8 @@ import {
   type WriteContext,
 } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
-import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { dictionary } from '../../platform/dictionary.js';
+import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ENTRY_LIMITS, exceedsLength } from '../entries/index.js';
 import { checkKey, checkValue, isValueType } from '../entries/index.js';
@@ -195,7 +196,7 @@ function* chunks<T>(items: readonly T[]): Generator<T[]> {
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function validate(label: string, classes: readonly DeclaredClass[]) {
-  const errors: FieldErrors = {};
+  const errors = dictionary<string[]>();
   const fail = (field: string, message: string): void => {
     (errors[field] ??= []).push(message);
   };
@@ -231,7 +232,7 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
       tooLong(`${field}.enumValues`, entry.enumValues, ENTRY_LIMITS.enumDefinition);
       tooLong(`${field}.value`, entry.defaultValue, ENTRY_LIMITS.rawValue);
       const keyProblem = checkKey(entry.key);
-      if (keyProblem) fail(`${field}.key`, keyProblem);
+      if (keyProblem) fail(`${field}.key`, `"${entry.key}" ${keyProblem}`);
       else if (seen.has(entry.key)) fail(`${field}.key`, `"${entry.key}" is declared more than once`);
       seen.add(entry.key);
       if (!isValueType(entry.valueType)) fail(`${field}.valueType`, 'is not a known value type');

@@ -1,3 +1,4 @@
+import { dictionary, type Dictionary } from '../dictionary.js';
 import { CONFIG_KEYS, type KeyDefinition } from './config-keys.js';
 
 /**
@@ -15,11 +16,12 @@ export interface SchemaSection {
 export const configSchema: SchemaSection = buildSchema();
 
 function buildSchema(): SchemaSection {
-  const root: Record<string, SchemaNode> = {};
+  const root = dictionary<SchemaNode>();
   for (const [key, definition] of Object.entries(CONFIG_KEYS) as Array<[string, KeyDefinition]>) {
     const segments = key.split(':');
     let section = root;
-    for (const segment of segments.slice(0, -1)) section = (section[segment] ??= {}) as Record<string, SchemaNode>;
+    for (const segment of segments.slice(0, -1))
+      section = (section[segment] ??= dictionary()) as Dictionary<SchemaNode>;
     section[segments.at(-1) as string] = definition.kind.type === 'list' ? 'list' : 'value';
   }
   return root;

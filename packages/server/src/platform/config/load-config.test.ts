@@ -422,6 +422,27 @@ describe('loadConfig validation', () => {
     expect(errorOf(() => loadLocal({ argv: ['--Sever:Port=1'] })).message).toContain('unknown key Sever:Port');
   });
 
+  it("refuses the names of an object's prototype as unknown keys from any source, leaving Object.prototype alone", () => {
+    const prototypeMembers = Object.getOwnPropertyNames(Object.prototype).sort();
+    writeJson(
+      'appsettings.json',
+      '{"Server":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"isAdmin":true}}}}',
+    );
+    const fromFile = errorOf(() => loadLocal()).message;
+    expect(fromFile).toContain('unknown key Server:__proto__:polluted');
+    expect(fromFile).toContain('unknown key Server:constructor:prototype:isAdmin');
+    rmSync(join(dir, 'appsettings.json'));
+    expect(errorOf(() => loadLocal({ env: { Server__constructor__prototype__isAdmin: 'true' } })).message).toContain(
+      'unknown key Server:constructor:prototype:isAdmin',
+    );
+    for (const arg of ['--Server:__proto__:polluted=yes', '--__proto__:polluted=yes', '--Server:prototype=1']) {
+      expect(errorOf(() => loadLocal({ argv: [arg] })).message).toContain('unknown key');
+    }
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeMembers);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+
   it('rejects a port that is not an integer in range, naming the key', () => {
     expect(errorOf(() => loadLocal({ env: { Server__Port: 'abc' } })).message).toBe(
       'Invalid configuration: Server:Port must be an integer between 0 and 65535 (got "abc")',

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { dictionary } from '../dictionary.js';
 import { AppError, errorTable, httpStatusToCode, type ErrorCode, type FieldErrors } from '../errors.js';
 
 export interface ProblemDetails {
@@ -31,7 +32,8 @@ interface AjvError {
 
 /** Turns Ajv's errors into `{ "field": ["message"] }`, with fields named as the client sent them. */
 function fieldErrors(validation: readonly AjvError[], context: string | undefined): FieldErrors {
-  const errors: FieldErrors = {};
+  // Field names are the client's own property names.
+  const errors = dictionary<string[]>();
   for (const e of validation) {
     let field = (e.instancePath ?? '')
       .split('/')

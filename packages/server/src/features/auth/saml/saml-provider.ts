@@ -2,6 +2,7 @@ import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
 import type { SamlAuthConfig } from '../../../platform/config/app-config.js';
+import { dictionary } from '../../../platform/dictionary.js';
 import { AppError } from '../../../platform/errors.js';
 import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
 import { resolveIdentity, type Claims } from '../identity/identity.js';
@@ -221,7 +222,8 @@ function assertionInfo(profile: Profile): { id: string | null; notOnOrAfterMs: n
 
 /** The attributes as claims (string values only), the NameID as nameidentifier, and the e-mail. */
 function claimsOf(profile: Profile): Claims {
-  const claims: Record<string, string | string[]> = {};
+  // Attribute names come from the identity provider's assertion.
+  const claims = dictionary<string | string[]>();
   const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
   for (const [type, value] of Object.entries(attributes)) {
     if (typeof value === 'string') claims[type] = value;
