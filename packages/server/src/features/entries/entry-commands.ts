@@ -1,3 +1,4 @@
+import { checkKey, checkValue } from '@realtime-config/protocol';
 import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
@@ -7,7 +8,6 @@ import { requireServiceAccess, userCaller } from '../access/index.js';
 import { actorOf, type Actor, type Identity } from '../auth/index.js';
 import { entryChangeOf } from '../realtime/index.js';
 import type { EntryMetadata, EntryRecord } from './entry-store.js';
-import { checkKey, checkValue } from './value-types.js';
 
 export interface NewEntry {
   readonly key: string;

@@ -1,3 +1,4 @@
+import { checkKey, checkValue } from '@realtime-config/protocol';
 import type { Stores, UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
@@ -8,7 +9,6 @@ import { actorOf, hasPolicy, type Identity } from '../auth/index.js';
 import type { EntryChange } from '../realtime/index.js';
 import type { NewEntry } from './entry-commands.js';
 import type { EntryRecord } from './entry-store.js';
-import { checkKey, checkValue } from './value-types.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
 export type PlannedChange =

@@ -1,6 +1,9 @@
-/** Config entries: value types and their rules, the batch value set, metadata, deletion. */
+/**
+ * Config entries: the batch value set, metadata, deletion. The value-type and key rules they apply are
+ * the protocol package's (`checkValue`, `checkKey`), shared with the SDK and the console.
+ */
 export { EntryCommands, MAX_BATCH_ITEMS, type NewEntry } from './entry-commands.js';
-export { ENTRY_LIMITS, exceedsLength } from './entry-limits.js';
+export { ENTRY_LIMITS } from './entry-limits.js';
 export {
   EntryPlans,
   MAX_PLAN_CHANGES,
@@ -14,12 +17,3 @@ export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
 export type { EntryRecord } from './entry-store.js';
-export {
-  checkKey,
-  checkValue,
-  enumValues,
-  isValueType,
-  ValueType,
-  VALUE_TYPE_NAMES,
-  type ValueTypeCode,
-} from './value-types.js';

@@ -1,8 +1,9 @@
+import { parseValueType, valueTypeName } from '@realtime-config/protocol';
 import { parse as parseDotenv } from 'dotenv';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { AppError } from '../../platform/errors.js';
 import type { EntryRecord } from '../entries/index.js';
-import { parseValueType, toTyped, valueTypeName } from './typed-values.js';
+import { toTyped } from './typed-values.js';
 
 export type ConfigFileFormat = 'json' | 'yaml' | 'env';
 

@@ -1,8 +1,9 @@
 import type { Stores } from '../../db/unit-of-work.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
-import { ValueType, type EntryRecord, type PlannedChange, type Planner } from '../entries/index.js';
+import { parseValueType, ValueType } from '@realtime-config/protocol';
+import { type EntryRecord, type PlannedChange, type Planner } from '../entries/index.js';
 import type { ImportedEntry } from './config-files.js';
-import { fromTyped, inferValueType, parseValueType, sameValue } from './typed-values.js';
+import { fromTyped, inferValueType, sameValue } from './typed-values.js';
 
 /**
  * An import as a plan: each key of the file gets its value (compared by meaning, so an unchanged
@@ -54,7 +55,7 @@ function valueChange(current: EntryRecord, item: ImportedEntry): PlannedChange |
 
 function newEntry(item: ImportedEntry) {
   const declared = item.meta?.type !== undefined ? parseValueType(item.meta.type) : undefined;
-  const valueType = declared ?? ('raw' in item.value ? ValueType.String : inferValueType(item.value.typed));
+  const valueType = declared ?? ('raw' in item.value ? ValueType.STRING : inferValueType(item.value.typed));
   return {
     key: item.key,
     name: item.meta?.name ?? item.key,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { valueTypeName } from '@realtime-config/protocol';
 import { Type } from 'typebox';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
@@ -13,7 +14,6 @@ import {
 } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
-import { valueTypeName } from './typed-values.js';
 import type { VersionCompare } from './version-compare.js';
 
 const Flag = Type.Union([Type.Literal('true'), Type.Literal('false')]);

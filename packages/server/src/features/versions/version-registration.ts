@@ -1,3 +1,4 @@
+import { checkKey, checkValue, exceedsLength, isValueType } from '@realtime-config/protocol';
 import { isUniqueViolation } from '../../db/database-errors.js';
 import type { UnitOfWork, WriteContext } from '../../db/unit-of-work.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
@@ -6,8 +7,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { auditView } from '../audit/index.js';
 import type { Actor } from '../auth/index.js';
 import type { EntryRecord } from '../entries/index.js';
-import { ENTRY_LIMITS, exceedsLength } from '../entries/index.js';
-import { checkKey, checkValue, isValueType } from '../entries/index.js';
+import { ENTRY_LIMITS } from '../entries/index.js';
 import type { EntryChange } from '../realtime/index.js';
 
 /** One configuration class of an application, as the SDK declares it. */
