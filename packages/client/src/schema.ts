@@ -1,13 +1,15 @@
 import { ConfigError } from './errors.js';
+import { checkKey, type AnyValueTypeName } from './internal/protocol.js';
 
 /**
- * The value types of the service (SPEC.md "Value types"), one per builder.
+ * The value types of the service, one per builder: `'String'`, `'Boolean'`, `'Number'`, `'Enum'`,
+ * `'DateTime'`, `'TimeSpan'`, `'Array'` or `'Json'`.
  * @example
  * ```ts
  * number({ default: 30 }).valueType; // 'Number'
  * ```
  */
-export type ValueTypeName = 'String' | 'Boolean' | 'Number' | 'Enum' | 'DateTime' | 'TimeSpan' | 'Array' | 'Json';
+export type ValueTypeName = Exclude<AnyValueTypeName, 'Unknown'>;
 
 /**
  * One configuration entry, made by a builder such as {@link string} or {@link number}. `T` is the
@@ -161,8 +163,6 @@ export interface GroupOptions {
   readonly description?: string;
 }
 
-const KEY_LIMIT = 512;
-
 function checkName(name: string, where: string): void {
   if (name.trim() === '' || name.includes(':')) {
     throw new ConfigError(
@@ -215,15 +215,17 @@ export function group<const F extends Fields>(first: GroupOptions | F, second?: 
   return Object.freeze({ kind: 'group', description: options.description, fields: Object.freeze({ ...fields }) });
 }
 
-function checkKeyLengths(fields: Fields, prefix: string): void {
+/** Every key by the server's key rule, so a schema the server would refuse fails where it is written. */
+function checkKeys(fields: Fields, prefix: string): void {
   for (const [name, member] of Object.entries(fields)) {
     const key = `${prefix}${name}`;
-    if (member.kind === 'group') checkKeyLengths(member.fields, `${key}:`);
-    else if (key.length > KEY_LIMIT) {
-      throw new ConfigError(
-        'INVALID_ARGUMENT',
-        `defineConfig(): the key ${key.slice(0, 60)}… is longer than ${KEY_LIMIT}`,
-      );
+    if (member.kind === 'group') checkKeys(member.fields, `${key}:`);
+    else {
+      const problem = checkKey(key);
+      if (problem !== null) {
+        const shown = key.length > 60 ? `${key.slice(0, 60)}…` : key;
+        throw new ConfigError('INVALID_ARGUMENT', `defineConfig(): the key ${shown} ${problem}`);
+      }
     }
   }
 }
@@ -245,7 +247,8 @@ function checkKeyLengths(fields: Fields, prefix: string): void {
  * type Values = ConfigValues<typeof schema>; // { Payments: { Provider: string; … } }
  * ```
  * @throws ConfigError (`INVALID_ARGUMENT`) when a member is not a group, a name is empty or
- * contains `:`, or a key is longer than 512 characters.
+ * contains `:`, or a key breaks the server's key rule (longer than 512 characters, or with a segment
+ * `__proto__`, `constructor` or `prototype`).
  */
 export function defineConfig<const G extends Groups>(groups: G): ConfigSchema<G> {
   if (typeof groups !== 'object' || groups === null) {
@@ -260,6 +263,6 @@ export function defineConfig<const G extends Groups>(groups: G): ConfigSchema<G>
       );
     }
   }
-  checkKeyLengths(groups, '');
+  checkKeys(groups, '');
   return Object.freeze({ kind: 'config', groups: Object.freeze({ ...groups }) });
 }
