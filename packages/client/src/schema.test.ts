@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { array, boolean, dateTime, defineConfig, enumOf, group, json, number, string, timeSpan } from './index.js';
-import { parseTimeSpan } from './internal/time-span.js';
+import { parseTimeSpan } from './internal/protocol.js';
 
 const invalidArgument = (message: RegExp) =>
   expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(message) });
@@ -101,7 +101,13 @@ describe('declaring a schema', () => {
     }
     expect(() => defineConfig({ Loose: string() as never })).toThrow(invalidArgument(/Loose must be a group/));
     expect(() => defineConfig({ G: group({ [`K${'x'.repeat(600)}`]: string() }) })).toThrow(
-      invalidArgument(/longer than 512/),
+      invalidArgument(/must be 1 to 512 characters long/),
+    );
+    expect(() => defineConfig({ G: group({ constructor: string() }) })).toThrow(
+      invalidArgument(/the name "constructor" is reserved/),
+    );
+    expect(() => defineConfig({ prototype: group({ A: string() }) })).toThrow(
+      invalidArgument(/the name "prototype" is reserved/),
     );
   });
 

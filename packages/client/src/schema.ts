@@ -1,13 +1,15 @@
 import { ConfigError } from './errors.js';
+import { checkKey, isReservedKeySegment, type AnyValueTypeName } from './internal/protocol.js';
 
 /**
- * The value types of the service (SPEC.md "Value types"), one per builder.
+ * The value types of the service, one per builder: `'String'`, `'Boolean'`, `'Number'`, `'Enum'`,
+ * `'DateTime'`, `'TimeSpan'`, `'Array'` or `'Json'`.
  * @example
  * ```ts
  * number({ default: 30 }).valueType; // 'Number'
  * ```
  */
-export type ValueTypeName = 'String' | 'Boolean' | 'Number' | 'Enum' | 'DateTime' | 'TimeSpan' | 'Array' | 'Json';
+export type ValueTypeName = Exclude<AnyValueTypeName, 'Unknown'>;
 
 /**
  * One configuration entry, made by a builder such as {@link string} or {@link number}. `T` is the
@@ -161,11 +163,6 @@ export interface GroupOptions {
   readonly description?: string;
 }
 
-const KEY_LIMIT = 512;
-
-/** Key segments the server refuses: in JavaScript they name an object's prototype. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
 function checkName(name: string, where: string): void {
   if (name.trim() === '' || name.includes(':')) {
     throw new ConfigError(
@@ -173,7 +170,7 @@ function checkName(name: string, where: string): void {
       `${where}: the name ${JSON.stringify(name)} must be non-empty without ":"`,
     );
   }
-  if (RESERVED_NAMES.has(name)) {
+  if (isReservedKeySegment(name)) {
     throw new ConfigError(
       'INVALID_ARGUMENT',
       `${where}: the name ${JSON.stringify(name)} is reserved (__proto__, constructor and prototype are not key segments)`,
@@ -224,15 +221,17 @@ export function group<const F extends Fields>(first: GroupOptions | F, second?: 
   return Object.freeze({ kind: 'group', description: options.description, fields: Object.freeze({ ...fields }) });
 }
 
-function checkKeyLengths(fields: Fields, prefix: string): void {
+/** Every key by the server's key rule, so a schema the server would refuse fails where it is written. */
+function checkKeys(fields: Fields, prefix: string): void {
   for (const [name, member] of Object.entries(fields)) {
     const key = `${prefix}${name}`;
-    if (member.kind === 'group') checkKeyLengths(member.fields, `${key}:`);
-    else if (key.length > KEY_LIMIT) {
-      throw new ConfigError(
-        'INVALID_ARGUMENT',
-        `defineConfig(): the key ${key.slice(0, 60)}… is longer than ${KEY_LIMIT}`,
-      );
+    if (member.kind === 'group') checkKeys(member.fields, `${key}:`);
+    else {
+      const problem = checkKey(key);
+      if (problem !== null) {
+        const shown = key.length > 60 ? `${key.slice(0, 60)}…` : key;
+        throw new ConfigError('INVALID_ARGUMENT', `defineConfig(): the key ${shown} ${problem}`);
+      }
     }
   }
 }
@@ -254,7 +253,8 @@ function checkKeyLengths(fields: Fields, prefix: string): void {
  * type Values = ConfigValues<typeof schema>; // { Payments: { Provider: string; … } }
  * ```
  * @throws ConfigError (`INVALID_ARGUMENT`) when a member is not a group, a name is empty or
- * contains `:`, or a key is longer than 512 characters.
+ * contains `:`, or a key breaks the server's key rule (longer than 512 characters, or with a segment
+ * `__proto__`, `constructor` or `prototype`).
  */
 export function defineConfig<const G extends Groups>(groups: G): ConfigSchema<G> {
   if (typeof groups !== 'object' || groups === null) {
@@ -269,6 +269,6 @@ export function defineConfig<const G extends Groups>(groups: G): ConfigSchema<G>
       );
     }
   }
-  checkKeyLengths(groups, '');
+  checkKeys(groups, '');
   return Object.freeze({ kind: 'config', groups: Object.freeze({ ...groups }) });
 }

@@ -3,7 +3,7 @@ import { ConfigError } from './errors.js';
 import type { ConfigSchema, ValueTypeName } from './schema.js';
 import { subscribeEvents } from './internal/calls.js';
 import { resolveWatchOptions } from './internal/options.js';
-import { microsFromTimestamp, ValueType, type SubscriptionEvent } from './internal/protocol.js';
+import { microsFromTimestamp, valueTypeName, type SubscriptionEvent } from './internal/protocol.js';
 import { isPermanent, Rpc } from './internal/rpc.js';
 import { sleep } from './internal/sleep.js';
 
@@ -58,25 +58,13 @@ export interface WatchedChange {
   readonly timestampMicros: number;
 }
 
-const VALUE_TYPE_NAMES: Readonly<Record<ValueType, ValueTypeName | 'Unknown'>> = {
-  [ValueType.UNKNOWN]: 'Unknown',
-  [ValueType.STRING]: 'String',
-  [ValueType.BOOLEAN]: 'Boolean',
-  [ValueType.DATE_TIME]: 'DateTime',
-  [ValueType.TIME_SPAN]: 'TimeSpan',
-  [ValueType.ENUM]: 'Enum',
-  [ValueType.NUMBER]: 'Number',
-  [ValueType.ARRAY]: 'Array',
-  [ValueType.JSON]: 'Json',
-};
-
 function changesOf(event: SubscriptionEvent, previous: number): WatchedChange[] {
   return event.events.map((e) => {
     const micros = e.timestamp ? microsFromTimestamp(e.timestamp) : previous;
     return {
       key: e.key,
       value: e.value ?? null,
-      valueType: VALUE_TYPE_NAMES[e.type] ?? 'Unknown',
+      valueType: valueTypeName(e.type),
       generation: e.generation,
       timestamp: new Date(Math.floor(micros / 1000)),
       timestampMicros: micros,

@@ -1,9 +1,10 @@
 /**
- * @realtime-config/protocol: the gRPC protocol shared by the server and the SDK.
+ * @realtime-config/protocol: the gRPC protocol shared by the server, the SDK and the console.
  *
  * Everything generated from proto/konfigo/client/service.proto (service descriptor,
  * message schemas and types, ValueType) is re-exported as named exports, plus a few
- * helpers both sides need.
+ * helpers every side needs and the value-type and key rules (src/values, docs/value-types.md).
+ * The SDK compiles these sources into its own package, so they import nothing Node-only.
  */
 import { create } from '@bufbuild/protobuf';
 import { TimestampSchema, type Timestamp } from '@bufbuild/protobuf/wkt';
@@ -70,3 +71,12 @@ export function microsFromTimestamp(ts: Timestamp): number {
   }
   return Number(total);
 }
+
+// The value-type rules (names, parse, check, format) and the key rule, shared by the server, the SDK,
+// the CLI (through the SDK) and the console.
+export * from './values/date-time.js';
+export * from './values/key-rule.js';
+export * from './values/scalar-values.js';
+export * from './values/time-span.js';
+export * from './values/value-rules.js';
+export * from './values/value-types.js';

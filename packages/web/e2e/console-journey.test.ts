@@ -1,7 +1,7 @@
+import { ValueType } from '@realtime-config/protocol';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../server/src/test-support/test-server.js';
-import { ValueType } from '../src/rules/value-rules.js';
 import { manyEntries, registerVersion } from './support/register-version.js';
 import {
   expectValue,
@@ -122,13 +122,13 @@ describe('the console, from sign-in to the audit log', () => {
         enumDefinition,
         groupName: 'Payments',
       });
-    await add('Payments:Enabled', ValueType.Boolean, 'true');
-    await add('Payments:Mode', ValueType.Enum, 'Test', 'Live|Test');
-    await add('Payments:Provider', ValueType.String, 'Stripe');
-    await add('Payments:StartsAt', ValueType.DateTime, null);
-    await add('Payments:Window', ValueType.TimeSpan, '00:05:00');
-    await add('Payments:Retries', ValueType.Array, '[1,2]');
-    await add('Payments:Limits', ValueType.Json, '{"max":1}');
+    await add('Payments:Enabled', ValueType.BOOLEAN, 'true');
+    await add('Payments:Mode', ValueType.ENUM, 'Test', 'Live|Test');
+    await add('Payments:Provider', ValueType.STRING, 'Stripe');
+    await add('Payments:StartsAt', ValueType.DATE_TIME, null);
+    await add('Payments:Window', ValueType.TIME_SPAN, '00:05:00');
+    await add('Payments:Retries', ValueType.ARRAY, '[1,2]');
+    await add('Payments:Limits', ValueType.JSON, '{"max":1}');
     // Created elsewhere: the open page learns of them live.
     await expectVisible(page.getByLabel('Payments:Limits'));
 

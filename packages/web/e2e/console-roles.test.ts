@@ -1,6 +1,6 @@
+import { ValueType } from '@realtime-config/protocol';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ValueType } from '../src/rules/value-rules.js';
 import { seriousA11yViolations } from './support/axe.js';
 import {
   expectVisible,
@@ -22,12 +22,12 @@ describe('what each role may do in the console, and accessibility of the main sc
     ids = await seedVersion(admin, 'billing', '2.0.0', [
       {
         key: 'Billing:Currency',
-        valueType: ValueType.Enum,
+        valueType: ValueType.ENUM,
         rawValue: 'EUR',
         enumDefinition: 'EUR|USD',
         groupName: 'Billing',
       },
-      { key: 'Billing:Retries', valueType: ValueType.Number, rawValue: '3', groupName: 'Billing' },
+      { key: 'Billing:Retries', valueType: ValueType.NUMBER, rawValue: '3', groupName: 'Billing' },
     ]);
     await seedVersion(admin, 'shipping', '1.0.0', []);
     expect(

@@ -1,14 +1,14 @@
+import { checkKey, checkValue, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type ApiClient, type TestServer } from '../../server/src/test-support/test-server.js';
 import { checkNewPassword, serviceRules, versionRules } from '../src/rules/form-rules.js';
-import { checkKey, checkValue, ValueType } from '../src/rules/value-rules.js';
 
 // The console checks values and fields as the user types with rules/; here the real server answers the
 // same samples, so the two can never drift apart unnoticed.
 const SAMPLES: Record<number, string[]> = {
-  [ValueType.Boolean]: ['true', 'False', 'TRUE', 'yes', '1', '', ' true'],
-  [ValueType.Number]: ['0', '-12', '3.5', '1e3', '.5', '5.', '+7', '1e', 'abc', '', '0x10', 'Infinity', '1,5'],
-  [ValueType.DateTime]: [
+  [ValueType.BOOLEAN]: ['true', 'False', 'TRUE', 'yes', '1', '', ' true'],
+  [ValueType.NUMBER]: ['0', '-12', '3.5', '1e3', '.5', '5.', '+7', '1e', 'abc', '', '0x10', 'Infinity', '1,5'],
+  [ValueType.DATE_TIME]: [
     '2026-11-21',
     '2026-11-21T12:00',
     '2026-11-21T12:00:00.123+01:00',
@@ -19,7 +19,7 @@ const SAMPLES: Record<number, string[]> = {
     '2026-11-21T25:00:00Z',
     '',
   ],
-  [ValueType.TimeSpan]: [
+  [ValueType.TIME_SPAN]: [
     '00:05:00',
     '1.02:03:04',
     '-00:00:01.5',
@@ -30,10 +30,10 @@ const SAMPLES: Record<number, string[]> = {
     '00:00:00.12345678',
     '',
   ],
-  [ValueType.Enum]: ['Live', 'Test', 'live', ' Live', 'Other', ''],
-  [ValueType.Array]: ['[]', '[1,"a"]', '{}', 'null', '[', '"x"', ''],
-  [ValueType.Json]: ['{}', '{"a":[1]}', '[]', 'null', '{', '1', ''],
-  [ValueType.String]: ['', 'anything', '{"not":"checked"}'],
+  [ValueType.ENUM]: ['Live', 'Test', 'live', ' Live', 'Other', ''],
+  [ValueType.ARRAY]: ['[]', '[1,"a"]', '{}', 'null', '[', '"x"', ''],
+  [ValueType.JSON]: ['{}', '{"a":[1]}', '[]', 'null', '{', '1', ''],
+  [ValueType.STRING]: ['', 'anything', '{"not":"checked"}'],
 };
 
 describe('the console rules agree with the server', () => {
@@ -54,7 +54,7 @@ describe('the console rules agree with the server', () => {
     const disagreements: string[] = [];
     for (const [type, samples] of Object.entries(SAMPLES)) {
       const valueType = Number(type);
-      const enumDefinition = valueType === ValueType.Enum ? 'Live| Test' : null;
+      const enumDefinition = valueType === ValueType.ENUM ? 'Live| Test' : null;
       const entry = (
         await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
           key: `T${type}:Value`,
@@ -97,7 +97,7 @@ describe('the console rules agree with the server', () => {
     for (const key of keys) {
       const res = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
         key,
-        valueType: ValueType.String,
+        valueType: ValueType.STRING,
       });
       const consoleSays = checkKey(key) === null ? 201 : 400;
       if (res.status !== consoleSays)

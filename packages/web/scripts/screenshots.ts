@@ -3,12 +3,12 @@
  * Runs the real server on a temporary SQLite database with sample data and the built console
  * (`npm run build -w @realtime-config/web` first): `npm run screenshots -w @realtime-config/web`.
  */
+import { ValueType } from '@realtime-config/protocol';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { ValueType } from '../src/rules/value-rules.js';
 import { seedVersion, signIn, startConsole } from '../e2e/support/console.js';
 
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'ui');
@@ -27,38 +27,38 @@ try {
   const ids = await seedVersion(admin, 'orders', '1.4.2', [
     {
       key: 'Payments:Provider',
-      valueType: ValueType.String,
+      valueType: ValueType.STRING,
       rawValue: 'Stripe',
       groupName: 'Payments',
       groupDescription: 'Payment gateway',
       description: 'Gateway name',
     },
-    { key: 'Payments:TimeoutSeconds', valueType: ValueType.Number, rawValue: '30', groupName: 'Payments' },
+    { key: 'Payments:TimeoutSeconds', valueType: ValueType.NUMBER, rawValue: '30', groupName: 'Payments' },
     {
       key: 'Payments:Mode',
-      valueType: ValueType.Enum,
+      valueType: ValueType.ENUM,
       rawValue: 'Test',
       enumDefinition: 'Live|Test',
       groupName: 'Payments',
     },
-    { key: 'Payments:Enabled', valueType: ValueType.Boolean, rawValue: 'true', groupName: 'Payments' },
-    { key: 'Payments:Window', valueType: ValueType.TimeSpan, rawValue: '00:05:00', groupName: 'Payments' },
+    { key: 'Payments:Enabled', valueType: ValueType.BOOLEAN, rawValue: 'true', groupName: 'Payments' },
+    { key: 'Payments:Window', valueType: ValueType.TIME_SPAN, rawValue: '00:05:00', groupName: 'Payments' },
     {
       key: 'Payments:StartsAt',
-      valueType: ValueType.DateTime,
+      valueType: ValueType.DATE_TIME,
       rawValue: '2026-05-01T09:30:00Z',
       groupName: 'Payments',
     },
-    { key: 'Payments:Retries', valueType: ValueType.Array, rawValue: '[1,2,5]', groupName: 'Payments' },
+    { key: 'Payments:Retries', valueType: ValueType.ARRAY, rawValue: '[1,2,5]', groupName: 'Payments' },
     {
       key: 'Payments:Limits',
-      valueType: ValueType.Json,
+      valueType: ValueType.JSON,
       rawValue: '{"max":100,"currency":"EUR"}',
       groupName: 'Payments',
     },
     {
       key: 'Cache:Ttl',
-      valueType: ValueType.TimeSpan,
+      valueType: ValueType.TIME_SPAN,
       rawValue: '00:10:00',
       groupName: 'Cache',
       groupDescription: 'Response cache',
@@ -71,9 +71,9 @@ try {
   // A newer version to compare with, and a file to import.
   const next = await admin.post(`/api/configversions/${ids.serviceId}`, { versionLabel: '1.5.0' });
   const nextUrl = `/api/configentries/${ids.serviceId}/${next.body.id}`;
-  await admin.post(nextUrl, { key: 'Payments:Provider', valueType: ValueType.String, rawValue: 'Adyen' });
-  await admin.post(nextUrl, { key: 'Payments:TimeoutSeconds', valueType: ValueType.Number, rawValue: '20' });
-  await admin.post(nextUrl, { key: 'Payments:Region', valueType: ValueType.String, rawValue: 'eu-west-1' });
+  await admin.post(nextUrl, { key: 'Payments:Provider', valueType: ValueType.STRING, rawValue: 'Adyen' });
+  await admin.post(nextUrl, { key: 'Payments:TimeoutSeconds', valueType: ValueType.NUMBER, rawValue: '20' });
+  await admin.post(nextUrl, { key: 'Payments:Region', valueType: ValueType.STRING, rawValue: 'eu-west-1' });
   const importFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-shots-')), 'orders.yaml');
   writeFileSync(importFile, 'Payments:\n  TimeoutSeconds: 75\n  Mode: Live\nCache:\n  Ttl: "00:30:00"\n');
   const p2 = (n: number) => String(n).padStart(2, '0');

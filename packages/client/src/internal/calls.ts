@@ -7,12 +7,13 @@ import {
   microsFromTimestamp,
   RealtimeConfigGrpcService,
   timestampFromMicros,
+  VALUE_TYPE_CODES,
   type CreateVersionRequestSchema,
   type GetConfigResponse,
   type SubscriptionEvent,
 } from './protocol.js';
 import { callError, type Rpc } from './rpc.js';
-import { WIRE_VALUE_TYPES, type SchemaPlan } from './schema-plan.js';
+import type { SchemaPlan } from './schema-plan.js';
 
 /** Which version of which service. */
 export interface VersionTarget {
@@ -47,7 +48,7 @@ function classesOf(plan: SchemaPlan): MessageInitShape<typeof CreateVersionReque
       key: s.key,
       name: s.path.at(-1) ?? s.key,
       description: s.setting.description,
-      valueType: WIRE_VALUE_TYPES[s.setting.valueType],
+      valueType: VALUE_TYPE_CODES[s.setting.valueType],
       enumValues: s.setting.enumValues?.join('|'),
       value: s.defaultRaw ?? undefined,
     })),

@@ -1,11 +1,23 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConfigError } from '../errors.js';
-import { parseDateTime } from './date-time.js';
 import { deepFreeze } from './deep-freeze.js';
-import { formatTimeSpan, parseTimeSpan } from './time-span.js';
+import {
+  exceedsLength,
+  formatDateTime,
+  formatNumber,
+  formatTimeSpan,
+  isJsonObject,
+  MAX_RAW_VALUE_LENGTH,
+  parseBoolean,
+  parseDateTime,
+  parseNumber,
+  parseTimeSpan,
+} from './protocol.js';
 
 /**
- * How one value type is read from and written to the raw text the server stores. `parse` throws
+ * How one value type is read from and written to the raw text the server stores, by the rules the
+ * server checks (the protocol package's): a text `parse` accepts is one the server stores, and every
+ * text `format` writes is one the server accepts. `parse` throws
  * INVALID_VALUE (a remote value that does not fit), `format` INVALID_ARGUMENT (a value from code);
  * their messages name no subject ("is not a decimal number"): the caller puts the key or builder
  * in front. Parsed values are deeply frozen.
@@ -15,8 +27,6 @@ export interface Codec<T> {
   format(value: T): string;
 }
 
-const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const BOOLEAN = /^(true|false)$/i;
 const SHOWN_CHARS = 80;
 
 /** A value as shown in messages: texts quoted, everything as JSON, long ones cut. */
@@ -35,18 +45,27 @@ export function shown(value: unknown): string {
 const invalid = (message: string, cause?: unknown): ConfigError => new ConfigError('INVALID_VALUE', message, { cause });
 const badArgument = (message: string): ConfigError => new ConfigError('INVALID_ARGUMENT', message);
 
+const TOO_LONG = `is longer than ${MAX_RAW_VALUE_LENGTH} characters, the most the server stores`;
+
+/** A raw text within the server's limit (texts longer than it are never stored, nor read back). */
+function withinLimit(raw: string, fail: (message: string) => ConfigError): string {
+  if (exceedsLength(raw, MAX_RAW_VALUE_LENGTH)) throw fail(TOO_LONG);
+  return raw;
+}
+
 export const stringCodec: Codec<string> = {
-  parse: (raw) => raw,
+  parse: (raw) => withinLimit(raw, invalid),
   format(value) {
     if (typeof value !== 'string') throw badArgument('is not a string');
-    return value;
+    return withinLimit(value, badArgument);
   },
 };
 
 export const booleanCodec: Codec<boolean> = {
   parse(raw) {
-    if (!BOOLEAN.test(raw)) throw invalid('is not true or false');
-    return raw.toLowerCase() === 'true';
+    const value = parseBoolean(raw);
+    if (value === undefined) throw invalid('is not true or false');
+    return value;
   },
   format(value) {
     if (typeof value !== 'boolean') throw badArgument('is not a boolean');
@@ -56,13 +75,13 @@ export const booleanCodec: Codec<boolean> = {
 
 export const numberCodec: Codec<number> = {
   parse(raw) {
-    const value = Number(raw);
-    if (!NUMBER.test(raw) || !Number.isFinite(value)) throw invalid('is not a decimal number');
+    const value = parseNumber(raw);
+    if (value === undefined) throw invalid('is not a decimal number');
     return value;
   },
   format(value) {
     if (typeof value !== 'number' || !Number.isFinite(value)) throw badArgument('is not a finite number');
-    return String(value);
+    return formatNumber(value);
   },
 };
 
@@ -88,24 +107,31 @@ export const dateTimeCodec: Codec<Date> = {
     return Object.freeze(date);
   },
   format(value) {
-    if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw badArgument('is not a valid Date');
-    return value.toISOString();
+    if (!(value instanceof Date)) throw badArgument('is not a valid Date');
+    return rangeChecked(() => formatDateTime(value));
   },
 };
+
+/** A format of the shared rules; their RangeError (a value beyond what the type holds) as INVALID_ARGUMENT. */
+function rangeChecked(format: () => string): string {
+  try {
+    return format();
+  } catch (error) {
+    if (error instanceof RangeError) throw badArgument(error.message);
+    throw error;
+  }
+}
 
 export const timeSpanCodec: Codec<number> = {
   parse(raw) {
     const ms = parseTimeSpan(raw);
-    if (ms === undefined) throw invalid('is not a time span [-][d.]HH:mm:ss[.fffffff]');
+    if (ms === undefined)
+      throw invalid('is not a time span [-][d.]HH:mm:ss[.fffffff] within ±10675199.02:48:05.4775807');
     return ms;
   },
   format(value) {
     if (typeof value !== 'number') throw badArgument('is not a number of milliseconds');
-    try {
-      return formatTimeSpan(value);
-    } catch (error) {
-      throw badArgument((error as Error).message);
-    }
+    return rangeChecked(() => formatTimeSpan(value));
   },
 };
 
@@ -129,6 +155,7 @@ export function validateWith<S extends StandardSchemaV1>(schema: S, value: unkno
 }
 
 function parseJson(raw: string, what: string): unknown {
+  withinLimit(raw, invalid);
   try {
     return JSON.parse(raw);
   } catch (error) {
@@ -144,7 +171,7 @@ function stringifyJson(value: unknown, what: string): string {
     throw badArgument(`cannot be written as JSON: ${(error as Error).message}`);
   }
   if (text === undefined) throw badArgument(`is not ${what}`);
-  return text;
+  return withinLimit(text, badArgument);
 }
 
 /** JSON arrays; with an item schema, every item is validated (and may be transformed) by it. */
@@ -171,8 +198,6 @@ export function arrayCodec<T>(item: StandardSchemaV1 | undefined): Codec<T[]> {
     },
   };
 }
-
-const isJsonObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** JSON objects (the server's Json type holds objects only); with a schema, validated by it. */
 export function jsonCodec<T>(schema: StandardSchemaV1 | undefined): Codec<T> {

@@ -1,5 +1,4 @@
-import type { ConfigSchema, Fields, Group, Setting, ValueTypeName } from '../schema.js';
-import { ValueType } from './protocol.js';
+import type { ConfigSchema, Fields, Group, Setting } from '../schema.js';
 
 /** One declared key with what the client needs to register, read and place it. */
 export interface PlannedSetting {
@@ -49,18 +48,6 @@ export function planSchema(schema: ConfigSchema): SchemaPlan {
   for (const [name, group] of Object.entries(schema.groups)) visit(group, [name]);
   return { settings, byKey: new Map(settings.map((s) => [s.key, s])), classes };
 }
-
-/** The protocol's ValueType of each builder's value type. */
-export const WIRE_VALUE_TYPES: Readonly<Record<ValueTypeName, ValueType>> = {
-  String: ValueType.STRING,
-  Boolean: ValueType.BOOLEAN,
-  DateTime: ValueType.DATE_TIME,
-  TimeSpan: ValueType.TIME_SPAN,
-  Enum: ValueType.ENUM,
-  Number: ValueType.NUMBER,
-  Array: ValueType.ARRAY,
-  Json: ValueType.JSON,
-};
 
 type Tree = { readonly [name: string]: unknown };
 

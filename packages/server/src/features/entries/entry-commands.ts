@@ -11,11 +11,11 @@ import {
   type UnitOfWork,
   type WriteContext,
 } from '../../core/index.js';
+import { checkKey, checkValue } from '@realtime-config/protocol';
 import type { Clock } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { checkKey, checkValue } from './value-types.js';
 import { requireWithinVersionCaps, sizeChange, totalChange, type VersionCaps } from './version-caps.js';
 
 export interface NewEntry {

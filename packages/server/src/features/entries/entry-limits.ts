@@ -1,21 +1,16 @@
+import { MAX_KEY_LENGTH, MAX_RAW_VALUE_LENGTH } from '@realtime-config/protocol';
+
 /**
- * Size limits of an entry's fields (CONTRACT §4), the same for the REST API and for versions
- * registered over gRPC (CreateVersion), in characters (Unicode code points).
+ * Size limits of an entry's fields, the same for the REST API and for versions
+ * registered over gRPC (CreateVersion), in characters (Unicode code points). The key's and the raw
+ * value's are those of the shared value rules (`checkKey`, `checkValue`).
  */
 export const ENTRY_LIMITS = {
-  key: 512,
+  key: MAX_KEY_LENGTH,
   name: 200,
-  rawValue: 256 * 1024,
+  rawValue: MAX_RAW_VALUE_LENGTH,
   enumDefinition: 4000,
   description: 4000,
   groupName: 200,
   groupDescription: 4000,
 } as const;
-
-/** Code points of a text; counted only when its UTF-16 length could exceed the limit. */
-export function exceedsLength(text: string, max: number): boolean {
-  if (text.length <= max) return false;
-  let count = 0;
-  for (const _ of text) if (++count > max) return true;
-  return false;
-}

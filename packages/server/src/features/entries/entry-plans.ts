@@ -12,13 +12,13 @@ import {
   type WriteContext,
 } from '../../core/index.js';
 import { slices } from '../../platform/slices.js';
+import { checkKey, checkValue } from '@realtime-config/protocol';
 import type { Clock } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import type { NewEntry } from './entry-commands.js';
 import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
-import { checkKey, checkValue } from './value-types.js';
 import {
   requireWithinVersionCaps,
   sizeChange,

@@ -1,6 +1,9 @@
-/** Config entries: value types and their rules, the batch value set, metadata, deletion. */
+/**
+ * Config entries: the batch value set, metadata, deletion. The value-type and key rules they apply are
+ * the protocol package's (`checkValue`, `checkKey`), shared with the SDK and the console.
+ */
 export { EntryCommands, MAX_BATCH_ITEMS, type NewEntry } from './entry-commands.js';
-export { ENTRY_LIMITS, exceedsLength } from './entry-limits.js';
+export { ENTRY_LIMITS } from './entry-limits.js';
 export {
   EntryPlans,
   type Plan,
@@ -20,12 +23,3 @@ export {
   type SizeChange,
   type VersionCaps,
 } from './version-caps.js';
-export {
-  checkKey,
-  checkValue,
-  enumValues,
-  isValueType,
-  ValueType,
-  VALUE_TYPE_NAMES,
-  type ValueTypeCode,
-} from './value-types.js';

@@ -1,7 +1,7 @@
+import { valueTypeName } from '@realtime-config/protocol';
 import { Type } from 'typebox';
 import { Nullable } from '../../platform/http/schemas.js';
 import type { PlanOutcome } from './entry-plans.js';
-import { VALUE_TYPE_NAMES, type ValueTypeCode } from './value-types.js';
 
 const Side = (description: string) =>
   Nullable(
@@ -34,8 +34,6 @@ export const PlanOutcomeSchema = Type.Object(
   { description: 'What a restore or an import changes (or changed)' },
 );
 
-const typeName = (code: number): string => VALUE_TYPE_NAMES[code as ValueTypeCode] ?? 'Unknown';
-
 export function planOutcomeOf(outcome: PlanOutcome) {
   return {
     ...outcome,
@@ -45,13 +43,13 @@ export function planOutcomeOf(outcome: PlanOutcome) {
       current: c.current && {
         value: c.current.rawValue,
         valueType: c.current.valueType,
-        valueTypeName: typeName(c.current.valueType),
+        valueTypeName: valueTypeName(c.current.valueType),
         generation: c.current.generation,
       },
       next: c.next && {
         value: c.next.rawValue,
         valueType: c.next.valueType,
-        valueTypeName: typeName(c.next.valueType),
+        valueTypeName: valueTypeName(c.next.valueType),
       },
     })),
   };

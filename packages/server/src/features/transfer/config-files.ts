@@ -1,8 +1,9 @@
+import { parseValueType, valueTypeName } from '@realtime-config/protocol';
 import type { EntryRecord } from '../../core/index.js';
 import { dictionary, type Dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import { parseEnvText } from './file-parsers.js';
-import { parseValueType, toTyped, valueTypeName } from './typed-values.js';
+import { toTyped } from './typed-values.js';
 import { yamlTextOf } from './yaml-text.js';
 
 export type ConfigFileFormat = 'json' | 'yaml' | 'env';

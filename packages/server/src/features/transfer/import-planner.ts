@@ -1,9 +1,10 @@
+import { parseValueType, ValueType } from '@realtime-config/protocol';
 import type { EntryRecord, Stores } from '../../core/index.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
-import { ValueType, type PlannedChange, type Planner } from '../entries/index.js';
+import type { PlannedChange, Planner } from '../entries/index.js';
 import type { ImportedEntry } from './config-files.js';
-import { fromTyped, inferValueType, parseValueType, sameValue } from './typed-values.js';
+import { fromTyped, inferValueType, sameValue } from './typed-values.js';
 
 /**
  * An import as a plan: each key of the file gets its value (compared by meaning, so an unchanged
@@ -58,7 +59,7 @@ function valueChange(current: EntryRecord, item: ImportedEntry): PlannedChange |
 
 function newEntry(item: ImportedEntry) {
   const declared = item.meta?.type !== undefined ? parseValueType(item.meta.type) : undefined;
-  const valueType = declared ?? ('raw' in item.value ? ValueType.String : inferValueType(item.value.typed));
+  const valueType = declared ?? ('raw' in item.value ? ValueType.STRING : inferValueType(item.value.typed));
   return {
     key: item.key,
     name: item.meta?.name ?? item.key,

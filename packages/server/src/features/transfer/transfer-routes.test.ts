@@ -210,10 +210,15 @@ describe.each(databaseKinds)('compare, export and import on %s', (kind) => {
     const v = await version([
       ['App:Port', 6, '80'],
       ['App:Mode', 5, 'A', 'A|B'],
+      ['App:Text', 1, 'short'],
     ]);
     const before = await entries(v);
     const cases: Array<[string, string, string]> = [
       ['json', JSON.stringify({ App: { Port: 'eighty', Mode: 'B' } }), 'App:Port'],
+      // The same number to JavaScript, but not a decimal number the server stores.
+      ['env', 'App__Port=0x50\n', 'App:Port'],
+      // Longer than a value may be (256 KiB), though the file is within the request size.
+      ['json', JSON.stringify({ App: { Text: 'x'.repeat(256 * 1024 + 1) } }), 'App:Text'],
       ['json', JSON.stringify({ App: { Mode: 'C' } }), 'App:Mode'],
       ['json', JSON.stringify({ App: { Missing: 1, Port: 81 } }), 'App:Missing'],
       ['env', 'App__Port=81\nApp__Other=x\n', 'App:Other'],

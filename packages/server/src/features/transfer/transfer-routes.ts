@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { valueTypeName } from '@realtime-config/protocol';
 import { Type } from 'typebox';
 import { hasPolicy, type EntryRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
@@ -10,7 +11,6 @@ import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
 import { decodeUtf8, parseJsonFile } from './file-parsers.js';
 import { importBodyLimit } from './import-body-limit.js';
-import { valueTypeName } from './typed-values.js';
 import type { VersionCompare } from './version-compare.js';
 
 const Flag = Type.Union([Type.Literal('true'), Type.Literal('false')]);

@@ -1,4 +1,4 @@
-import { ValueType, VALUE_TYPE_NAMES, type ValueTypeCode } from '../entries/index.js';
+import { formatNumber, parseBoolean, parseNumber, ValueType } from '@realtime-config/protocol';
 
 /**
  * Values in exported files are typed (numbers, booleans, arrays and objects as JSON/YAML values),
@@ -9,14 +9,15 @@ import { ValueType, VALUE_TYPE_NAMES, type ValueTypeCode } from '../entries/inde
 export function toTyped(valueType: number, raw: string | null): unknown {
   if (raw === null) return null;
   switch (valueType) {
-    case ValueType.Number: {
-      const n = Number(raw);
-      return Number.isFinite(n) && String(n) === raw ? n : raw;
+    case ValueType.NUMBER: {
+      // Only a number's own shortest text becomes a number: `1e3` stays text, so it exports as written.
+      const n = parseNumber(raw);
+      return n !== undefined && formatNumber(n) === raw ? n : raw;
     }
-    case ValueType.Boolean:
-      return /^true$/i.test(raw) ? true : /^false$/i.test(raw) ? false : raw;
-    case ValueType.Array:
-    case ValueType.Json:
+    case ValueType.BOOLEAN:
+      return parseBoolean(raw) ?? raw;
+    case ValueType.ARRAY:
+    case ValueType.JSON:
       try {
         return JSON.parse(raw) as unknown;
       } catch {
@@ -31,7 +32,7 @@ export function toTyped(valueType: number, raw: string | null): unknown {
 export function fromTyped(valueType: number, value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  if ((valueType === ValueType.Array || valueType === ValueType.Json) && typeof value === 'object') {
+  if ((valueType === ValueType.ARRAY || valueType === ValueType.JSON) && typeof value === 'object') {
     return JSON.stringify(value);
   }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -43,12 +44,16 @@ export function sameValue(valueType: number, a: string | null, b: string | null)
   if (a === b) return true;
   if (a === null || b === null) return false;
   switch (valueType) {
-    case ValueType.Number:
-      return a.trim() !== '' && b.trim() !== '' && Number(a) === Number(b);
-    case ValueType.Boolean:
-      return a.toLowerCase() === b.toLowerCase();
-    case ValueType.Array:
-    case ValueType.Json:
+    case ValueType.NUMBER: {
+      const n = parseNumber(a);
+      return n !== undefined && n === parseNumber(b);
+    }
+    case ValueType.BOOLEAN: {
+      const value = parseBoolean(a);
+      return value !== undefined && value === parseBoolean(b);
+    }
+    case ValueType.ARRAY:
+    case ValueType.JSON:
       try {
         return canonicalJson(JSON.parse(a)) === canonicalJson(JSON.parse(b));
       } catch {
@@ -71,25 +76,10 @@ function canonicalJson(value: unknown): string {
 }
 
 /** The value type a typed value suggests, for a key created by an import without metadata. */
-export function inferValueType(value: unknown): ValueTypeCode {
-  if (typeof value === 'number') return ValueType.Number;
-  if (typeof value === 'boolean') return ValueType.Boolean;
-  if (Array.isArray(value)) return ValueType.Array;
-  if (value !== null && typeof value === 'object') return ValueType.Json;
-  return ValueType.String;
-}
-
-export function valueTypeName(code: number): string {
-  return VALUE_TYPE_NAMES[code as ValueTypeCode] ?? 'Unknown';
-}
-
-/** A value type by its name (any case) or its number; undefined when neither. */
-export function parseValueType(name: unknown): ValueTypeCode | undefined {
-  if (typeof name === 'number' && Number.isInteger(name) && name >= 0 && name <= 8) return name as ValueTypeCode;
-  if (typeof name !== 'string') return undefined;
-  if (/^[0-8]$/.test(name)) return Number(name) as ValueTypeCode;
-  const found = (Object.entries(VALUE_TYPE_NAMES) as Array<[string, string]>).find(
-    ([, label]) => label.toLowerCase() === name.toLowerCase(),
-  );
-  return found ? (Number(found[0]) as ValueTypeCode) : undefined;
+export function inferValueType(value: unknown): ValueType {
+  if (typeof value === 'number') return ValueType.NUMBER;
+  if (typeof value === 'boolean') return ValueType.BOOLEAN;
+  if (Array.isArray(value)) return ValueType.ARRAY;
+  if (value !== null && typeof value === 'object') return ValueType.JSON;
+  return ValueType.STRING;
 }

@@ -7,12 +7,12 @@ import {
   type UnitOfWork,
   type WriteContext,
 } from '../../core/index.js';
+import { checkKey, checkValue, exceedsLength, isValueType } from '@realtime-config/protocol';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { ENTRY_LIMITS, exceedsLength } from '../entries/index.js';
-import { checkKey, checkValue, isValueType } from '../entries/index.js';
+import { ENTRY_LIMITS } from '../entries/index.js';
 import { requireWithinVersionCaps, sizeChange, totalChange, type VersionCaps } from '../entries/index.js';
 
 /** One configuration class of an application, as the SDK declares it. */

@@ -1,4 +1,5 @@
 import { Button, Code, Drawer, Group, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { ValueType, valueTypeName } from '@realtime-config/protocol';
 import { useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import type { Entry } from '../../api/types';
@@ -7,7 +8,6 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { optionalMax, orNull, required } from '../../rules/form-rules';
-import { VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
 import { useMayChangeValues } from '../service/use-service';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
@@ -44,7 +44,7 @@ function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; vers
         description: orNull(v.description),
         groupName: orNull(v.groupName),
         groupDescription: orNull(v.groupDescription),
-        ...(entry.valueType === ValueType.Enum ? { enumDefinition: orNull(v.enumDefinition) } : {}),
+        ...(entry.valueType === ValueType.ENUM ? { enumDefinition: orNull(v.enumDefinition) } : {}),
         generation: baseGeneration,
       },
       { onSuccess: ([updated]) => updated && setBaseGeneration(updated.generation) },
@@ -59,7 +59,7 @@ function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; vers
         <Textarea label="Description" autosize minRows={2} {...form.input('description')} />
         <TextInput label="Group" {...form.input('groupName')} />
         <Textarea label="Group description" autosize minRows={1} {...form.input('groupDescription')} />
-        {entry.valueType === ValueType.Enum && (
+        {entry.valueType === ValueType.ENUM && (
           <TextInput label="Allowed values" description="Separated by | or ," {...form.input('enumDefinition')} />
         )}
         <Group>
@@ -100,7 +100,7 @@ export function EntryDrawer() {
             <Table.Tbody>
               <Table.Tr>
                 <Table.Th w={150}>Type</Table.Th>
-                <Table.Td>{VALUE_TYPE_NAMES[entry.valueType]}</Table.Td>
+                <Table.Td>{valueTypeName(entry.valueType)}</Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Stored value</Table.Th>

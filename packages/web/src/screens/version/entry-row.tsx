@@ -1,8 +1,8 @@
 import { Badge, Box, Button, Group, Stack, Text } from '@mantine/core';
+import { ValueType, valueTypeName } from '@realtime-config/protocol';
 import { AnchorLink } from '../../components/anchor-link';
 import { memo } from 'react';
 import type { Entry } from '../../api/types';
-import { VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
 import { ValueEditor } from './editors/value-editor';
 import { isStale, type PendingChange } from './pending-changes';
 
@@ -29,7 +29,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
   const keyId = `key-${entry.id}`;
   const staleId = `stale-${entry.id}`;
   const value = pending ? pending.raw : entry.rawValue;
-  const canSetNull = value !== null && (entry.valueType === ValueType.String || entry.valueType === ValueType.Boolean);
+  const canSetNull = value !== null && (entry.valueType === ValueType.STRING || entry.valueType === ValueType.BOOLEAN);
   const describedBy = [stale ? staleId : undefined, readOnlyReasonId].filter(Boolean).join(' ') || undefined;
 
   return (
@@ -56,7 +56,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             {entry.key}
           </AnchorLink>
           <Badge variant="outline" size="sm">
-            {VALUE_TYPE_NAMES[entry.valueType] ?? 'Unknown'}
+            {valueTypeName(entry.valueType)}
           </Badge>
           {pending && !stale && (
             <Badge color="blue" size="sm">

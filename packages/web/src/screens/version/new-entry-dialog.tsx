@@ -1,14 +1,14 @@
 import { NativeSelect, SimpleGrid, Textarea, TextInput } from '@mantine/core';
+import { checkKey, checkValue, VALUE_TYPE_NAMES, ValueType } from '@realtime-config/protocol';
 import { FormDialog } from '../../components/form-dialog';
 import { useFormFields } from '../../components/use-form-fields';
 import { optionalMax, orNull } from '../../rules/form-rules';
-import { checkKey, checkValue, VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
 import { useCreateEntry } from './use-version';
 
 const INITIAL = {
   key: '',
   name: '',
-  valueType: String(ValueType.String),
+  valueType: String(ValueType.STRING),
   enumDefinition: '',
   rawValue: '',
   description: '',
@@ -17,7 +17,7 @@ const INITIAL = {
 };
 const FIELDS = Object.keys(INITIAL);
 const TYPES = Object.entries(VALUE_TYPE_NAMES)
-  .filter(([code]) => code !== String(ValueType.Unknown))
+  .filter(([code]) => code !== String(ValueType.UNKNOWN))
   .map(([value, label]) => ({ value, label }));
 
 /** A new entry by hand: key, type, value (checked by the type's rule as you type) and metadata. */
@@ -32,7 +32,7 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
       },
       name: optionalMax('Name', 200),
       enumDefinition: (v, all) =>
-        all.valueType === String(ValueType.Enum) && v.trim() === '' ? 'An Enum needs its allowed values' : null,
+        all.valueType === String(ValueType.ENUM) && v.trim() === '' ? 'An Enum needs its allowed values' : null,
       rawValue: (v, all) => {
         const problem = checkValue(Number(all.valueType), v === '' ? null : v, all.enumDefinition || null);
         return problem ? `The value ${problem}` : null;
@@ -41,7 +41,7 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
     },
     create.error,
   );
-  const isEnum = form.values.valueType === String(ValueType.Enum);
+  const isEnum = form.values.valueType === String(ValueType.ENUM);
 
   const submit = () => {
     if (!form.trySubmit()) return;

@@ -1,7 +1,7 @@
+import { ValueType } from '@realtime-config/protocol';
 import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../api/types';
-import { ValueType } from '../../rules/value-rules';
 import { isStale, usePendingChanges } from './pending-changes';
 
 function entry(overrides: Partial<Entry>): Entry {
@@ -10,7 +10,7 @@ function entry(overrides: Partial<Entry>): Entry {
     key: 'Payments:TimeoutSeconds',
     name: 'Payments:TimeoutSeconds',
     rawValue: '30',
-    valueType: ValueType.Number,
+    valueType: ValueType.NUMBER,
     enumDefinition: null,
     description: null,
     groupName: null,

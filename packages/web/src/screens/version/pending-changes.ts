@@ -1,6 +1,6 @@
+import { checkValue } from '@realtime-config/protocol';
 import { useCallback, useMemo, useState } from 'react';
 import type { Entry } from '../../api/types';
-import { checkValue } from '../../rules/value-rules';
 
 /** One edit waiting in the tray: the value typed, and the stored value and generation it was based on. */
 export interface PendingChange {

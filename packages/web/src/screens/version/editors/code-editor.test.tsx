@@ -1,8 +1,8 @@
 import { EditorView } from '@codemirror/view';
+import { ValueType } from '@realtime-config/protocol';
 import { act, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { renderInTheme } from '../../../test-support/render';
-import { ValueType } from '../../../rules/value-rules';
 import { EditorHarness } from './editor-harness';
 
 /** Replaces the editor's text as typing would (jsdom cannot type into contenteditable). */
@@ -21,7 +21,7 @@ describe('Array and Json editors (CodeMirror)', () => {
     const long = JSON.stringify({ endpoints: ['https://a.example.com', 'https://b.example.com'], max: 10 });
     renderInTheme(
       <EditorHarness
-        entry={{ key: 'Payments:Limits', valueType: ValueType.Json, enumDefinition: null }}
+        entry={{ key: 'Payments:Limits', valueType: ValueType.JSON, enumDefinition: null }}
         initial={long}
       />,
     );
@@ -30,7 +30,7 @@ describe('Array and Json editors (CodeMirror)', () => {
     expect(content.textContent).toContain('"endpoints": [');
     renderInTheme(
       <EditorHarness
-        entry={{ key: 'Payments:Retries', valueType: ValueType.Array, enumDefinition: null }}
+        entry={{ key: 'Payments:Retries', valueType: ValueType.ARRAY, enumDefinition: null }}
         initial="[1, 2]"
       />,
     );
@@ -41,7 +41,7 @@ describe('Array and Json editors (CodeMirror)', () => {
     const onRaw = vi.fn();
     renderInTheme(
       <EditorHarness
-        entry={{ key: 'Payments:Retries', valueType: ValueType.Array, enumDefinition: null }}
+        entry={{ key: 'Payments:Retries', valueType: ValueType.ARRAY, enumDefinition: null }}
         initial="[1]"
         onRaw={onRaw}
       />,
@@ -61,7 +61,7 @@ describe('Array and Json editors (CodeMirror)', () => {
   it('checks a Json value as you type: broken JSON and arrays are refused', async () => {
     renderInTheme(
       <EditorHarness
-        entry={{ key: 'Payments:Limits', valueType: ValueType.Json, enumDefinition: null }}
+        entry={{ key: 'Payments:Limits', valueType: ValueType.JSON, enumDefinition: null }}
         initial="{}"
       />,
     );

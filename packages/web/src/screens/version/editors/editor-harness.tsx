@@ -1,5 +1,5 @@
+import { checkValue } from '@realtime-config/protocol';
 import { useState } from 'react';
-import { checkValue } from '../../../rules/value-rules';
 import type { EditorProps } from './editor-props';
 import { ValueEditor } from './value-editor';
 

@@ -1,8 +1,8 @@
+import { ValueType } from '@realtime-config/protocol';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { renderInTheme } from '../../../test-support/render';
-import { ValueType } from '../../../rules/value-rules';
 import { EditorHarness } from './editor-harness';
 import { ValueEditor } from './value-editor';
 
@@ -22,7 +22,7 @@ function descriptionOf(element: HTMLElement): string {
 describe('Boolean editor', () => {
   it('is a switch named by the key that reads true in any case and writes true/false', async () => {
     const onRaw = vi.fn();
-    renderInTheme(<EditorHarness entry={entry('Payments:Enabled', ValueType.Boolean)} initial="True" onRaw={onRaw} />);
+    renderInTheme(<EditorHarness entry={entry('Payments:Enabled', ValueType.BOOLEAN)} initial="True" onRaw={onRaw} />);
     const toggle = screen.getByRole('switch', { name: 'Payments:Enabled' });
     expect((toggle as HTMLInputElement).checked).toBe(true);
     await userEvent.click(toggle);
@@ -33,7 +33,7 @@ describe('Boolean editor', () => {
   });
 
   it('shows null as off with the word null', () => {
-    renderInTheme(<EditorHarness entry={entry('Flags:Beta', ValueType.Boolean)} initial={null} />);
+    renderInTheme(<EditorHarness entry={entry('Flags:Beta', ValueType.BOOLEAN)} initial={null} />);
     expect((screen.getByRole('switch', { name: 'Flags:Beta' }) as HTMLInputElement).checked).toBe(false);
     expect(screen.getByText('null')).toBeTruthy();
   });
@@ -44,7 +44,7 @@ describe('Enum editor', () => {
     const onRaw = vi.fn();
     renderInTheme(
       <EditorHarness
-        entry={entry('Payments:Mode', ValueType.Enum, 'Live| Test ,Sandbox')}
+        entry={entry('Payments:Mode', ValueType.ENUM, 'Live| Test ,Sandbox')}
         initial="Test"
         onRaw={onRaw}
       />,
@@ -59,7 +59,7 @@ describe('Enum editor', () => {
   });
 
   it('keeps a stored value that is no longer allowed visible, marked and invalid', () => {
-    renderInTheme(<EditorHarness entry={entry('Payments:Mode', ValueType.Enum, 'Live|Test')} initial="Old" />);
+    renderInTheme(<EditorHarness entry={entry('Payments:Mode', ValueType.ENUM, 'Live|Test')} initial="Old" />);
     const select = screen.getByRole('combobox', { name: 'Payments:Mode' }) as HTMLSelectElement;
     expect(select.value).toBe('Old');
     expect(screen.getByRole('option', { name: 'Old (not allowed)' })).toBeTruthy();
@@ -72,7 +72,7 @@ describe('Number editor', () => {
   it('is a number field that writes decimal text, and null when cleared', async () => {
     const onRaw = vi.fn();
     renderInTheme(
-      <EditorHarness entry={entry('Payments:TimeoutSeconds', ValueType.Number)} initial="30" onRaw={onRaw} />,
+      <EditorHarness entry={entry('Payments:TimeoutSeconds', ValueType.NUMBER)} initial="30" onRaw={onRaw} />,
     );
     const field = screen.getByRole('spinbutton', { name: 'Payments:TimeoutSeconds' }) as HTMLInputElement;
     expect(field.value).toBe('30');
@@ -91,7 +91,7 @@ describe('every editor', () => {
       <>
         <p id="why">Read-only: not a member.</p>
         <ValueEditor
-          entry={entry('Payments:TimeoutSeconds', ValueType.Number)}
+          entry={entry('Payments:TimeoutSeconds', ValueType.NUMBER)}
           value="x"
           onChange={() => undefined}
           error="must be a decimal number"
@@ -113,7 +113,7 @@ describe('DateTime editor', () => {
   it('checks ISO 8601 as you type and shows a valid value in local time', async () => {
     const onRaw = vi.fn();
     renderInTheme(
-      <EditorHarness entry={entry('Payments:StartsAt', ValueType.DateTime)} initial={null} onRaw={onRaw} />,
+      <EditorHarness entry={entry('Payments:StartsAt', ValueType.DATE_TIME)} initial={null} onRaw={onRaw} />,
     );
     const field = screen.getByRole('textbox', { name: 'Payments:StartsAt' });
     await userEvent.type(field, '2026-02-30');
@@ -131,7 +131,7 @@ describe('DateTime editor', () => {
 
 describe('TimeSpan editor', () => {
   it('reads [-][d.]HH:mm:ss[.fffffff] back in words and refuses 24 hours', async () => {
-    renderInTheme(<EditorHarness entry={entry('Payments:Window', ValueType.TimeSpan)} initial="1.02:05:00" />);
+    renderInTheme(<EditorHarness entry={entry('Payments:Window', ValueType.TIME_SPAN)} initial="1.02:05:00" />);
     const field = screen.getByRole('textbox', { name: 'Payments:Window' });
     expect(descriptionOf(field)).toContain('1 d 2 h 5 min');
     await userEvent.clear(field);
@@ -148,7 +148,7 @@ describe('TimeSpan editor', () => {
 describe('String editor', () => {
   it('keeps the empty string as a value (not null) and shows null as a placeholder', async () => {
     const onRaw = vi.fn();
-    renderInTheme(<EditorHarness entry={entry('Payments:Provider', ValueType.String)} initial={null} onRaw={onRaw} />);
+    renderInTheme(<EditorHarness entry={entry('Payments:Provider', ValueType.STRING)} initial={null} onRaw={onRaw} />);
     const field = screen.getByRole('textbox', { name: 'Payments:Provider' }) as HTMLTextAreaElement;
     expect(field.placeholder).toBe('null');
     await userEvent.type(field, 'a');

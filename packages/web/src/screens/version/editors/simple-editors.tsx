@@ -1,5 +1,5 @@
 import { Group, NativeSelect, Switch, Text, Textarea, TextInput } from '@mantine/core';
-import { enumValues } from '../../../rules/value-rules';
+import { enumValues } from '@realtime-config/protocol';
 import type { EditorProps } from './editor-props';
 import { useExtraDescription } from './use-extra-description';
 import { booleanOf, describeDateTime, describeTimeSpan, rawOrNull } from './value-format';

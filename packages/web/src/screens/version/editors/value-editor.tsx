@@ -1,6 +1,6 @@
 import { Skeleton } from '@mantine/core';
+import { ValueType } from '@realtime-config/protocol';
 import { lazy, Suspense } from 'react';
-import { ValueType } from '../../../rules/value-rules';
 import type { EditorProps } from './editor-props';
 import { BooleanEditor, DateTimeEditor, EnumEditor, NumberEditor, TextEditor, TimeSpanEditor } from './simple-editors';
 
@@ -10,18 +10,18 @@ const CodeEditor = lazy(() => import('./code-editor').then((m) => ({ default: m.
 /** The editor that fits the entry's value type (CONTRACT.md section 8), labelled with the entry's key. */
 export function ValueEditor(props: EditorProps) {
   switch (props.entry.valueType) {
-    case ValueType.Boolean:
+    case ValueType.BOOLEAN:
       return <BooleanEditor {...props} />;
-    case ValueType.Enum:
+    case ValueType.ENUM:
       return <EnumEditor {...props} />;
-    case ValueType.Number:
+    case ValueType.NUMBER:
       return <NumberEditor {...props} />;
-    case ValueType.DateTime:
+    case ValueType.DATE_TIME:
       return <DateTimeEditor {...props} />;
-    case ValueType.TimeSpan:
+    case ValueType.TIME_SPAN:
       return <TimeSpanEditor {...props} />;
-    case ValueType.Array:
-    case ValueType.Json:
+    case ValueType.ARRAY:
+    case ValueType.JSON:
       return (
         <Suspense fallback={<Skeleton height={36} />}>
           <CodeEditor {...props} />

@@ -1,11 +1,8 @@
-import { TIME_SPAN } from '../../../rules/value-rules';
+import { parseBoolean, parseDateTime, timeSpanParts } from '@realtime-config/protocol';
 
 /** Boolean text as the server accepts it (any case); null for null or anything else. */
 export function booleanOf(raw: string | null): boolean | null {
-  if (raw === null) return null;
-  if (/^true$/i.test(raw)) return true;
-  if (/^false$/i.test(raw)) return false;
-  return null;
+  return raw === null ? null : (parseBoolean(raw) ?? null);
 }
 
 /** An empty field of a typed editor means "no value" (null), which every type accepts. */
@@ -13,29 +10,29 @@ export function rawOrNull(text: string): string | null {
   return text.trim() === '' ? null : text;
 }
 
-/** A time span in words ("1 d 2 h 5 min"), or null when the text is no time span. */
+/** A time span in words ("1 d 2 h 5 min"), or null when the text is no time span the server accepts. */
 export function describeTimeSpan(raw: string | null): string | null {
-  if (raw === null) return null;
-  const match = TIME_SPAN.exec(raw);
-  if (!match) return null;
-  const [, sign, days = '0', hours = '0', minutes = '0', seconds = '0', fraction = ''] = match;
+  const span = raw === null ? undefined : timeSpanParts(raw);
+  if (!span) return null;
   const parts: string[] = [];
-  if (Number(days) > 0) parts.push(`${Number(days)} d`);
-  if (Number(hours) > 0) parts.push(`${Number(hours)} h`);
-  if (Number(minutes) > 0) parts.push(`${Number(minutes)} min`);
-  const s = Number(seconds) + (fraction ? Number(`0.${fraction}`) : 0);
-  if (s > 0 || parts.length === 0) parts.push(`${s} s`);
-  return `${sign === '-' ? 'minus ' : ''}${parts.join(' ')}`;
+  if (span.days > 0) parts.push(`${span.days} d`);
+  if (span.hours > 0) parts.push(`${span.hours} h`);
+  if (span.minutes > 0) parts.push(`${span.minutes} min`);
+  const seconds = span.seconds + span.fractionTicks / 10_000_000;
+  if (seconds > 0 || parts.length === 0) parts.push(`${seconds} s`);
+  return `${span.negative ? 'minus ' : ''}${parts.join(' ')}`;
 }
 
-/** A date-time in the user's time zone, or null when the text does not parse. */
+/**
+ * A date-time in the user's time zone as the SDK reads it, or null when the server would refuse the
+ * text. A text without an offset is read as UTC.
+ */
 export function describeDateTime(raw: string | null): string | null {
-  if (raw === null || raw.trim() === '') return null;
-  const ms = Date.parse(raw);
-  if (Number.isNaN(ms)) return null;
-  const hasZone = /(Z|[+-]\d{2}(:?\d{2})?)$/.test(raw) && raw.includes('T');
-  const shown = new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-  return hasZone ? `${shown} your time` : `${shown} (no time zone given)`;
+  const date = raw === null ? undefined : parseDateTime(raw);
+  if (!date) return null;
+  const hasZone = /[T ].*(Z|[+-]\d{2}(:?\d{2})?)$/.test(raw ?? '');
+  const shown = date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return hasZone ? `${shown} your time` : `${shown} your time (no time zone given: read as UTC)`;
 }
 
 /** JSON text for the code editor: on one line when short, indented when long; as it is when it does not parse. */
