@@ -1,7 +1,7 @@
 import { Badge, Box, Button, Group, Stack, Text } from '@mantine/core';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { AnchorLink } from '../../components/anchor-link';
 import { memo } from 'react';
-import type { Entry } from '../../api/types';
 import { VALUE_TYPE_NAMES, ValueType } from '../../rules/value-rules';
 import { ValueEditor } from './editors/value-editor';
 import { isStale, type PendingChange } from './pending-changes';

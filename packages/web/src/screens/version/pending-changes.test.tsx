@@ -1,6 +1,6 @@
 import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { ValueType } from '../../rules/value-rules';
 import { isStale, usePendingChanges } from './pending-changes';
 

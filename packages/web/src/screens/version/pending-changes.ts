@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { checkValue } from '../../rules/value-rules';
 
 /** One edit waiting in the tray: the value typed, and the stored value and generation it was based on. */
