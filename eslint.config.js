@@ -9,7 +9,16 @@ const FEATURES = ['audit', 'auth', 'entries', 'history', 'ops', 'realtime', 'ser
 const otherFeatureFiles = [...FEATURES.map((f) => `../${f}/*`), '!../*/index.js'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', 'data/**', 'coverage/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/src/gen/**',
+      'packages/protocol/src/rest/gen/**',
+      'data/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -198,8 +207,10 @@ export default tseslint.config(
     },
   },
   {
-    // The CLI ships on its own too: it talks to the server over REST, and over gRPC only through the
-    // SDK (@realtime-config/client), which carries the generated protocol code.
+    // The CLI ships on its own too: it talks to the server over REST, typed by the protocol package's
+    // REST types (type imports only: they vanish from the build, and the private package is not
+    // shipped), and over gRPC only through the SDK (@realtime-config/client), which carries the
+    // generated protocol code.
     files: ['packages/cli/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'packages/cli/src/test-support/**'],
     rules: {
@@ -212,8 +223,14 @@ export default tseslint.config(
               message: 'The CLI never imports the server or the console.',
             },
             {
-              group: ['@realtime-config/protocol', '@realtime-config/protocol/*', '**/protocol/**'],
+              // The protocol package (but its REST types) by name, or any of its files by path.
+              regex: '^@realtime-config/protocol(/(?!rest$).*)?$|^\\.\\.?/(.*/)?protocol/',
               message: 'The CLI reaches gRPC through the SDK (@realtime-config/client), which carries the protocol.',
+            },
+            {
+              group: ['@realtime-config/protocol/rest'],
+              allowTypeImports: true,
+              message: 'Only types come from @realtime-config/protocol/rest: the CLI package does not ship it.',
             },
           ],
         },

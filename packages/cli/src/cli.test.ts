@@ -1,5 +1,6 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../../server/src/test-support/test-databases.js';
 import {
@@ -10,13 +11,6 @@ import {
 } from '../../server/src/test-support/test-server.js';
 import { EXIT } from './errors.js';
 import { CliUser, completion, waitForOutput } from './test-support/run-cli.js';
-
-interface Entry {
-  id: string;
-  key: string;
-  rawValue: string | null;
-  generation: number;
-}
 
 describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (kind) => {
   let server: TestServer;

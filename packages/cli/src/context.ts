@@ -1,7 +1,7 @@
 import { loadLogin } from './credentials.js';
 import { CliError, EXIT } from './errors.js';
 import { createOutput, type Output } from './output.js';
-import { RestApi, type Credential } from './rest.js';
+import { createRestApi, type Credential, type RestApi } from './rest.js';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 
@@ -13,6 +13,8 @@ export interface GlobalOptions {
 
 /** What a command runs with: the server, its credential and where output goes. */
 export interface CommandContext {
+  /** The server's origin. */
+  readonly server: string;
   readonly api: RestApi;
   readonly out: Output;
   readonly credential: Credential;
@@ -31,7 +33,7 @@ export function contextOf(options: GlobalOptions, env: NodeJS.ProcessEnv = proce
   else if (stored && stored.server === server) {
     credential = stored.cookie ? { cookie: stored.cookie } : stored.token ? { token: stored.token } : undefined;
   }
-  return { api: new RestApi(server, credential), out: createOutput(options.json === true), credential };
+  return { server, api: createRestApi(server, credential), out: createOutput(options.json === true), credential };
 }
 
 export function normalizeServer(value: string): string {

@@ -1,3 +1,5 @@
+import type { PlanOutcome } from '@realtime-config/protocol/rest';
+
 /** Where a command's results go: JSON on stdout for pipelines, or aligned text for people. */
 export interface Output {
   readonly json: boolean;
@@ -43,19 +45,7 @@ export function shown(value: string | null | undefined, max = 60): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
-/** What a restore or an import changes, as the server answers it. */
-export interface PlanOutcome {
-  readonly changes: ReadonlyArray<{
-    readonly key: string;
-    readonly action: string;
-    readonly current: { readonly value: string | null; readonly generation: number } | null;
-    readonly next: { readonly value: string | null } | null;
-  }>;
-  readonly unchanged: number;
-  readonly basedOn: string;
-  readonly applied: boolean;
-}
-
+/** What a restore or an import changes (a dry run) or changed, in lines for people. */
 export function planText(plan: PlanOutcome): string {
   if (plan.changes.length === 0) return `Nothing to change (${plan.unchanged} keys already as wanted).`;
   const rows = plan.changes.map((c) => [

@@ -1,29 +1,6 @@
+import type { AuditPage, Entry, Service, Version } from '@realtime-config/protocol/rest';
 import { CliError, EXIT } from './errors.js';
-import type { RestApi } from './rest.js';
-
-export interface Service {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string | null;
-}
-
-export interface Version {
-  readonly id: string;
-  readonly serviceId: string;
-  readonly versionLabel: string;
-  readonly description: string | null;
-}
-
-export interface Entry {
-  readonly id: string;
-  readonly key: string;
-  readonly name: string;
-  readonly valueType: number;
-  readonly valueTypeName?: string;
-  readonly rawValue: string | null;
-  readonly generation: number;
-  readonly groupName: string | null;
-}
+import { unwrap, type RestApi } from './rest.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -32,9 +9,9 @@ export async function listServices(api: RestApi, name?: string): Promise<Service
   const services: Service[] = [];
   let pageToken: string | undefined;
   do {
-    const page = await api.json<{ entities: Service[]; nextPageToken: string }>('POST', '/api/services/search', {
-      json: { name: name ?? null, pageSize: 100, pageToken: pageToken ?? null },
-    });
+    const page = await unwrap(
+      api.POST('/api/services/search', { body: { name: name ?? null, pageSize: 100, pageToken: pageToken ?? null } }),
+    );
     services.push(...page.entities);
     pageToken = page.nextPageToken || undefined;
   } while (pageToken);
@@ -43,7 +20,9 @@ export async function listServices(api: RestApi, name?: string): Promise<Service
 
 /** A service named by its id or its name (names are unique, compared without case). */
 export async function resolveService(api: RestApi, nameOrId: string): Promise<Service> {
-  if (UUID.test(nameOrId)) return api.json<Service>('GET', `/api/services/${nameOrId.toLowerCase()}`);
+  if (UUID.test(nameOrId)) {
+    return unwrap(api.GET('/api/services/{serviceId}', { params: { path: { serviceId: nameOrId.toLowerCase() } } }));
+  }
   const wanted = nameOrId.toLowerCase();
   const found = (await listServices(api, nameOrId)).find((s) => s.name.toLowerCase() === wanted);
   if (!found) throw new CliError(`No service named "${nameOrId}".`, EXIT.notFound);
@@ -51,7 +30,7 @@ export async function resolveService(api: RestApi, nameOrId: string): Promise<Se
 }
 
 export function listVersions(api: RestApi, serviceId: string): Promise<Version[]> {
-  return api.json<Version[]>('GET', `/api/configversions/${serviceId}`);
+  return unwrap(api.GET('/api/configversions/{serviceId}', { params: { path: { serviceId } } }));
 }
 
 /** A version of the service named by its id or its label. */
@@ -65,7 +44,11 @@ export async function resolveVersion(api: RestApi, service: Service, labelOrId: 
 }
 
 export function listEntries(api: RestApi, service: Service, version: Version): Promise<Entry[]> {
-  return api.json<Entry[]>('GET', `/api/configentries/${service.id}/${version.id}`);
+  return unwrap(
+    api.GET('/api/configentries/{serviceId}/{versionId}', {
+      params: { path: { serviceId: service.id, versionId: version.id } },
+    }),
+  );
 }
 
 /** The entries of the given keys (compared without case, as configuration keys are); unknown keys fail. */
@@ -78,12 +61,9 @@ export function pickEntries(entries: readonly Entry[], keys: readonly string[]):
   return keys.map((k) => byKey.get(k.toLowerCase()) as Entry);
 }
 
-interface AuditPage {
-  readonly entities: ReadonlyArray<{
-    readonly entityId: string;
-    readonly changes: { readonly before?: { readonly key?: unknown }; readonly after?: { readonly key?: unknown } };
-  }>;
-  readonly nextPageToken: string;
+/** The key of one side (before or after) of an entry's audit record. */
+function keyOf(side: unknown): unknown {
+  return typeof side === 'object' && side !== null && 'key' in side ? side.key : undefined;
 }
 
 /** How far back `entryIdOfKey` looks for a deleted key: audit pages of 500 records. */
@@ -92,9 +72,11 @@ const AUDIT_PAGES_SEARCHED = 20;
 /** Whether the version's history knows the entry (an entry of another version answers 404). */
 async function hasHistoryIn(api: RestApi, service: Service, version: Version, entryId: string): Promise<boolean> {
   try {
-    await api.send('GET', `/api/configentries/${service.id}/${version.id}/${entryId}/history`, {
-      query: { pageSize: '1' },
-    });
+    await unwrap(
+      api.GET('/api/configentries/{serviceId}/{versionId}/{entryId}/history', {
+        params: { path: { serviceId: service.id, versionId: version.id, entryId }, query: { pageSize: '1' } },
+      }),
+    );
     return true;
   } catch (error) {
     if (error instanceof CliError && error.exitCode === EXIT.notFound) return false;
@@ -115,11 +97,13 @@ export async function entryIdOfKey(api: RestApi, service: Service, version: Vers
   let pageToken: string | null = null;
   let searchedAll = false;
   for (let page = 0; page < AUDIT_PAGES_SEARCHED; page++) {
-    const found: AuditPage = await api.json<AuditPage>('POST', '/api/auditlogs/search', {
-      json: { serviceId: service.id, entityType: 'Entry', pageSize: 500, pageToken },
-    });
+    const found: AuditPage = await unwrap(
+      api.POST('/api/auditlogs/search', {
+        body: { serviceId: service.id, entityType: 'Entry', pageSize: 500, pageToken },
+      }),
+    );
     for (const record of found.entities) {
-      const keys = [record.changes.before?.key, record.changes.after?.key];
+      const keys = [keyOf(record.changes.before), keyOf(record.changes.after)];
       if (tried.has(record.entityId) || !keys.some((k) => typeof k === 'string' && k.toLowerCase() === wanted))
         continue;
       tried.add(record.entityId);

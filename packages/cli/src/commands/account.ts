@@ -4,16 +4,7 @@ import { contextOf, normalizeServer, DEFAULT_SERVER, type GlobalOptions } from '
 import { deleteLogin, loadLogin, saveLogin } from '../credentials.js';
 import { CliError, EXIT } from '../errors.js';
 import { createOutput } from '../output.js';
-import { RestApi } from '../rest.js';
-
-interface Me {
-  readonly id: string;
-  readonly name: string | null;
-  readonly provider: string;
-  readonly roles: readonly string[];
-  readonly policies: readonly string[];
-  readonly passwordChangeRequired?: boolean;
-}
+import { createRestApi, problemOf, unwrap } from '../rest.js';
 
 /** All of standard input, without its trailing newline. */
 async function readStdin(): Promise<string> {
@@ -50,21 +41,12 @@ async function passwordOf(options: { passwordStdin?: boolean }): Promise<string>
 }
 
 async function signInLocal(server: string, user: string, password: string): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetch(new URL('/auth/login', server), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: user, password }),
-    });
-  } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    throw new CliError(`Cannot reach ${server}: ${cause}`, EXIT.failure);
-  }
+  const { error, response } = await createRestApi(server, undefined).POST('/auth/login', {
+    body: { username: user, password },
+  });
   if (!response.ok) {
-    const problem = (await response.json().catch(() => ({}))) as { detail?: string };
     const exit = response.status === 429 ? EXIT.failure : EXIT.denied;
-    throw new CliError(problem.detail ?? `Sign-in failed (${response.status}).`, exit);
+    throw new CliError(problemOf(error).detail ?? `Sign-in failed (${response.status}).`, exit);
   }
   const cookie = response.headers.getSetCookie().find((c) => c.startsWith('rc_session='));
   if (!cookie) throw new CliError('The server answered the sign-in without a session.', EXIT.failure);
@@ -97,7 +79,7 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
         ? { token: await readStdin() }
         : { cookie: await signInLocal(server, options.user as string, await passwordOf(options)) };
       if ('token' in credential && !credential.token) throw new CliError('No token on standard input.', EXIT.usage);
-      const me = await new RestApi(server, credential).json<Me>('GET', '/auth/me');
+      const me = await unwrap(createRestApi(server, credential).GET('/auth/me'));
       const file = saveLogin({ server, ...credential, user: me.id });
       out.result({ server, user: me.id, provider: me.provider, policies: me.policies, credentialsFile: file }, () =>
         [
@@ -115,8 +97,7 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
     .description('Sign out on the server and forget the stored sign-in')
     .action(async () => {
       const ctx = contextOf(globals());
-      if (ctx.credential && 'cookie' in ctx.credential)
-        await ctx.api.send('POST', '/auth/logout').catch(() => undefined);
+      if (ctx.credential && 'cookie' in ctx.credential) await ctx.api.POST('/auth/logout').catch(() => undefined);
       const removed = deleteLogin();
       ctx.out.result({ signedOut: removed }, () => (removed ? 'Signed out.' : 'Was not signed in.'));
     });
@@ -126,7 +107,7 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
     .description('Who the stored sign-in (or REALTIME_CONFIG_TOKEN) is, and what it may do')
     .action(async () => {
       const ctx = contextOf(globals());
-      const me = await ctx.api.json<Me>('GET', '/auth/me');
-      ctx.out.result(me, () => `${me.id} on ${ctx.api.server} (${me.provider}); policies: ${me.policies.join(', ')}`);
+      const me = await unwrap(ctx.api.GET('/auth/me'));
+      ctx.out.result(me, () => `${me.id} on ${ctx.server} (${me.provider}); policies: ${me.policies.join(', ')}`);
     });
 }

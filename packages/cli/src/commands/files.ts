@@ -1,33 +1,31 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type {
+  ConfigFileFormat,
+  Difference,
+  PlanOutcome,
+  PromoteRequest,
+  Query,
+  Service,
+  Version,
+} from '@realtime-config/protocol/rest';
 import { Option, type Command } from 'commander';
 import { contextOf, type CommandContext, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { planText, shown, table, type PlanOutcome } from '../output.js';
-import { resolveService, resolveVersion, type Service, type Version } from '../targets.js';
+import { planText, shown, table } from '../output.js';
+import { unwrap } from '../rest.js';
+import { resolveService, resolveVersion } from '../targets.js';
 
-const FORMATS = ['json', 'yaml', 'env'] as const;
-type Format = (typeof FORMATS)[number];
-const CONTENT_TYPES: Record<Format, string> = { json: 'application/json', yaml: 'application/yaml', env: 'text/plain' };
+const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
+  json: 'application/json',
+  yaml: 'application/yaml',
+  env: 'text/plain',
+};
+const FORMATS = Object.keys(CONTENT_TYPES) as ConfigFileFormat[];
 
-/** One side of a compared key, as the compare route answers it. */
-interface ComparedEntry {
-  readonly value: string | null;
-  readonly valueTypeName: string;
-  readonly name?: string;
-  readonly description?: string | null;
-  readonly groupName?: string | null;
-  readonly groupDescription?: string | null;
-  readonly enumDefinition?: string | null;
-}
-
-interface Difference {
-  readonly key: string;
-  readonly change: string;
-  readonly metadataChanged: boolean;
-  readonly base: ComparedEntry | null;
-  readonly target: ComparedEntry | null;
-}
+/** What an import sets values from: a file, sent as it is, or the values of another version. */
+type ImportSource = { readonly file: Blob; readonly format: ConfigFileFormat } | { readonly promote: PromoteRequest };
+type ImportQuery = Query<'/api/configversions/{serviceId}/{versionId}/import', 'post'>;
 
 const COMPARED_FIELDS = [
   ['value', 'value'],
@@ -49,8 +47,8 @@ function differingFields(d: Difference): string {
 }
 
 /** The format of a file from its extension, when not given. */
-export function formatOf(file: string, given: string | undefined): Format {
-  if (given) return given as Format;
+export function formatOf(file: string, given: string | undefined): ConfigFileFormat {
+  if (given) return given as ConfigFileFormat;
   const ext = path.extname(file).toLowerCase();
   if (ext === '.json') return 'json';
   if (ext === '.yaml' || ext === '.yml') return 'yaml';
@@ -68,17 +66,28 @@ async function importPlan(
   ctx: CommandContext,
   service: Service,
   version: Version,
-  body: { json?: unknown; raw?: { body: string | Blob; contentType: string } },
-  query: { format?: Format; createMissing: boolean; dryRun: boolean },
+  source: ImportSource,
+  options: { createMissing: boolean; dryRun: boolean },
 ): Promise<PlanOutcome> {
-  const url = `/api/configversions/${service.id}/${version.id}/import`;
-  const base = { format: query.format, createMissing: String(query.createMissing) };
-  const preview = await ctx.api.json<PlanOutcome>('POST', url, { ...body, query: { ...base, dryRun: 'true' } });
-  if (query.dryRun || preview.changes.length === 0) return preview;
-  return ctx.api.json<PlanOutcome>('POST', url, {
-    ...body,
-    query: { ...base, dryRun: 'false', basedOn: preview.basedOn },
-  });
+  const url = '/api/configversions/{serviceId}/{versionId}/import';
+  const path = { serviceId: service.id, versionId: version.id };
+  const send = (query: ImportQuery) =>
+    unwrap(
+      'file' in source
+        ? ctx.api.POST(url, {
+            params: { path, query: { ...query, format: source.format } },
+            // The file's bytes go as they are (the server refuses text that is not UTF-8, rather than
+            // the CLI guessing); the typed body only says a file is text.
+            body: '',
+            bodySerializer: () => source.file,
+            headers: { 'content-type': CONTENT_TYPES[source.format] },
+          })
+        : ctx.api.POST(url, { params: { path, query }, body: source.promote }),
+    );
+  const createMissing = options.createMissing ? 'true' : 'false';
+  const preview = await send({ createMissing, dryRun: 'true' });
+  if (options.dryRun || preview.changes.length === 0) return preview;
+  return send({ createMissing, dryRun: 'false', basedOn: preview.basedOn });
 }
 
 /** export, import, diff, promote: configuration as files and between versions. */
@@ -92,12 +101,22 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
     .option('--flat', 'json/yaml: flat "Group:Key" names instead of nested groups')
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(
-      async (serviceArg: string, versionArg: string, options: { format: Format; flat?: boolean; output?: string }) => {
+      async (
+        serviceArg: string,
+        versionArg: string,
+        options: { format: ConfigFileFormat; flat?: boolean; output?: string },
+      ) => {
         const ctx = contextOf(globals());
         const { service, version } = await target(ctx, serviceArg, versionArg);
-        const file = await ctx.api.text('GET', `/api/configversions/${service.id}/${version.id}/export`, {
-          query: { format: options.format, flat: options.flat ? 'true' : undefined },
-        });
+        const file = await unwrap(
+          ctx.api.GET('/api/configversions/{serviceId}/{versionId}/export', {
+            params: {
+              path: { serviceId: service.id, versionId: version.id },
+              query: { format: options.format, flat: options.flat ? 'true' : undefined },
+            },
+            parseAs: 'text',
+          }),
+        );
         if (options.output) {
           writeFileSync(options.output, file);
           ctx.out.note(`Wrote ${service.name} ${version.versionLabel} to ${options.output}.`);
@@ -121,7 +140,7 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
         serviceArg: string,
         versionArg: string,
         file: string,
-        options: { format?: Format; dryRun?: boolean; createMissing?: boolean },
+        options: { format?: ConfigFileFormat; dryRun?: boolean; createMissing?: boolean },
       ) => {
         const ctx = contextOf(globals());
         const format = file === '-' ? (options.format ?? 'json') : formatOf(file, options.format);
@@ -137,8 +156,8 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
           ctx,
           service,
           version,
-          { raw: { body: content, contentType: CONTENT_TYPES[format] } },
-          { format, createMissing: options.createMissing === true, dryRun: options.dryRun === true },
+          { file: content, format },
+          { createMissing: options.createMissing === true, dryRun: options.dryRun === true },
         );
         ctx.out.result(plan, () => planText(plan));
       },
@@ -168,7 +187,7 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
           ctx,
           service,
           to,
-          { json: { fromVersionId: from.id, ...(options.keys ? { keys: options.keys } : {}) } },
+          { promote: { fromVersionId: from.id, ...(options.keys ? { keys: options.keys } : {}) } },
           { createMissing: options.createMissing === true, dryRun: options.dryRun === true },
         );
         ctx.out.result(plan, () => planText(plan));
@@ -195,10 +214,10 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
         const base = await resolveVersion(ctx.api, service, baseArg);
         const targetService = options.targetService ? await resolveService(ctx.api, options.targetService) : service;
         const targetVersion = await resolveVersion(ctx.api, targetService, targetArg);
-        const result = await ctx.api.json<{ differences: Difference[]; unchanged: number }>(
-          'GET',
-          `/api/configversions/${service.id}/compare`,
-          { query: { base: base.id, target: targetVersion.id } },
+        const result = await unwrap(
+          ctx.api.GET('/api/configversions/{serviceId}/compare', {
+            params: { path: { serviceId: service.id }, query: { base: base.id, target: targetVersion.id } },
+          }),
         );
         ctx.out.result(result, () =>
           result.differences.length === 0

@@ -1,18 +1,10 @@
+import type { HistoryItem, RestoreRequest, ValueSet } from '@realtime-config/protocol/rest';
 import type { Command } from 'commander';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { planText, shown, table, type PlanOutcome } from '../output.js';
+import { planText, shown, table } from '../output.js';
+import { unwrap } from '../rest.js';
 import { entryIdOfKey, listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
-
-interface HistoryItem {
-  readonly action: string;
-  readonly value: string | null;
-  readonly generation: number;
-  readonly deleted: boolean;
-  readonly timestamp: string;
-  readonly userId: string | null;
-  readonly userName: string | null;
-}
 
 /** KEY=VALUE pairs; the value is everything after the first "=" (it may hold "=" itself). */
 export function parseAssignments(pairs: readonly string[]): Array<{ key: string; value: string }> {
@@ -56,15 +48,16 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
         await listEntries(ctx.api, service, version),
         assignments.map((a) => a.key),
       );
-      const items = entries.map((e, i) => ({
+      const items = entries.map((e, i): ValueSet => ({
         id: e.id,
         rawValue: assignments[i]?.value ?? '',
         generation: expected.get(e.key.toLowerCase()) ?? e.generation,
       }));
-      const updated = await ctx.api.json<Array<{ key: string; rawValue: string | null; generation: number }>>(
-        'PUT',
-        `/api/configentries/${service.id}/${version.id}/set`,
-        { json: items },
+      const updated = await unwrap(
+        ctx.api.PUT('/api/configentries/{serviceId}/{versionId}/set', {
+          params: { path: { serviceId: service.id, versionId: version.id } },
+          body: items,
+        }),
       );
       ctx.out.result(updated, () =>
         updated.map((e) => `${e.key} = ${shown(e.rawValue)} (generation ${e.generation})`).join('\n'),
@@ -88,10 +81,13 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
       const items: HistoryItem[] = [];
       let pageToken: string | undefined;
       do {
-        const page = await ctx.api.json<{ entities: HistoryItem[]; nextPageToken: string }>(
-          'GET',
-          `/api/configentries/${service.id}/${version.id}/${entryId}/history`,
-          { query: { pageSize: String(Math.min(500, limit - items.length)), pageToken } },
+        const page = await unwrap(
+          ctx.api.GET('/api/configentries/{serviceId}/{versionId}/{entryId}/history', {
+            params: {
+              path: { serviceId: service.id, versionId: version.id, entryId },
+              query: { pageSize: String(Math.min(500, limit - items.length)), pageToken },
+            },
+          }),
         );
         items.push(...page.entities);
         pageToken = page.nextPageToken || undefined;
@@ -129,13 +125,17 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
         const ctx = contextOf(globals());
         const service = await resolveService(ctx.api, serviceArg);
         const version = await resolveVersion(ctx.api, service, versionArg);
-        const path = `/api/configentries/${service.id}/${version.id}/restore`;
-        const body = { at: options.at, ...(options.keys ? { keys: options.keys } : {}) };
-        let plan = await ctx.api.json<PlanOutcome>('POST', path, { json: { ...body, dryRun: true } });
+        const restore = (body: RestoreRequest) =>
+          unwrap(
+            ctx.api.POST('/api/configentries/{serviceId}/{versionId}/restore', {
+              params: { path: { serviceId: service.id, versionId: version.id } },
+              body,
+            }),
+          );
+        const wanted = { at: options.at, ...(options.keys ? { keys: options.keys } : {}) };
+        let plan = await restore({ ...wanted, dryRun: true });
         if (!options.dryRun && plan.changes.length > 0) {
-          plan = await ctx.api.json<PlanOutcome>('POST', path, {
-            json: { ...body, dryRun: false, basedOn: plan.basedOn },
-          });
+          plan = await restore({ ...wanted, dryRun: false, basedOn: plan.basedOn });
         }
         ctx.out.result(plan, () => planText(plan));
       },

@@ -81,7 +81,7 @@ export function watchCommand(program: Command, globals: () => GlobalOptions): vo
         );
       };
       const changes = watchVersion({
-        url: ctx.api.server,
+        url: ctx.server,
         serviceId: service.id,
         versionId: version.id,
         since: options.all ? undefined : new Date(),

@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from '../gen/api';
+import type { paths } from '@realtime-config/protocol/rest';
 import { bearerHeaders } from './auth-token';
 import { ProblemError, problemOf } from './problem';
 
@@ -10,7 +10,7 @@ const bearer: Middleware = {
   },
 };
 
-/** The REST client, typed from the server's OpenAPI document (src/gen/api.d.ts). */
+/** The REST client, typed by the paths of the server's OpenAPI document (@realtime-config/protocol/rest). */
 export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin' });
 api.use(bearer);
 

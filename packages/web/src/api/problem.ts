@@ -1,11 +1,10 @@
-/** RFC 9457 problem details, as every REST error of the server answers. */
-export interface Problem {
-  readonly type?: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly errors?: Readonly<Record<string, readonly string[]>>;
-}
+import type { ProblemDetails } from '@realtime-config/protocol/rest';
+
+/**
+ * RFC 9457 problem details, as every REST error of the server answers; `type` is left out of the
+ * problems the console makes itself (no answer, an unexpected error).
+ */
+export type Problem = Readonly<Omit<ProblemDetails, 'type'> & Partial<Pick<ProblemDetails, 'type'>>>;
 
 /** The one error type of the console's data layer: a problem the server (or the network) answered. */
 export class ProblemError extends Error {

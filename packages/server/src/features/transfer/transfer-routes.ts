@@ -34,6 +34,28 @@ const SideSchema = Nullable(
 );
 const VersionRefSchema = Type.Object({ serviceId: Uuid, versionId: Uuid, versionLabel: Type.String() });
 
+/**
+ * The import body, for the OpenAPI document only: the route reads it itself (`importSource`), since a
+ * file of any shape gets its format's own message, and a promotion its own field errors.
+ */
+const ImportBodyDoc = {
+  content: {
+    'application/json': {
+      schema: Type.Union([
+        Type.Object(
+          { fromVersionId: Uuid, keys: Type.Optional(Type.Array(Type.String())) },
+          { description: 'Promote: the values of another version (these keys, or all)' },
+        ),
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'A json file: an exported document or nested values',
+        }),
+      ]),
+    },
+    'application/yaml': { schema: Type.String({ description: 'A yaml file' }) },
+    'text/plain': { schema: Type.String({ description: 'An env file' }) },
+  },
+};
+
 function sideOf(e: EntryRecord | null) {
   return (
     e && {
@@ -151,7 +173,10 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
   app.post(
     '/api/configversions/:serviceId/:versionId/import',
     {
-      config: { policy: 'canChange' },
+      config: {
+        policy: 'canChange',
+        swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: ImportBodyDoc }, url }),
+      },
       // Any exported file imports back: the limit follows from the version caps, not the 1 MiB of other routes.
       bodyLimit: importBodyLimit(caps),
       schema: {

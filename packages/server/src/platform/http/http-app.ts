@@ -110,6 +110,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'rc_session' } } },
       security: [{ session: [] }],
     },
+    // Shared schemas keep their $id as their name (components.schemas.Entry, not def-5): the CLI and
+    // the console name the types generated from this document after them.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   await fastify.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
   fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());

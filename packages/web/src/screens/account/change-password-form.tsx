@@ -1,6 +1,7 @@
 import { Alert, Button, Stack } from '@mantine/core';
 import { SecretInput } from '../../components/secret-input';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { PasswordChange } from '@realtime-config/protocol/rest';
 import type { FormEvent } from 'react';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
@@ -11,8 +12,7 @@ import { checkNewPassword } from '../../rules/form-rules';
 export function useChangeOwnPassword() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string }) =>
-      unwrap(api.PUT('/api/users/me/password', { body })),
+    mutationFn: (body: PasswordChange) => unwrap(api.PUT('/api/users/me/password', { body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.me }),
   });
 }

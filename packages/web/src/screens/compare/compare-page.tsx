@@ -15,8 +15,8 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
+import type { Difference } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
-import type { VersionComparison } from '../../api/types';
 import { AnchorLink } from '../../components/anchor-link';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -25,8 +25,6 @@ import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { PlanDialog } from '../version/plan-dialog';
 import { useVersions } from '../version/use-version';
 import { compareRoute } from './route';
-
-type Difference = VersionComparison['differences'][number];
 
 const CHANGES: Record<string, string> = {
   added: 'only in target',

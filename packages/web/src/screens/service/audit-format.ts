@@ -1,4 +1,4 @@
-import type { AuditRecord } from '../../api/types';
+import type { AuditRecord } from '@realtime-config/protocol/rest';
 
 type Fields = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Me, ServiceFields } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
-import type { Me, ServiceFields } from '../../api/types';
 
 const path = (serviceId: string) => ({ params: { path: { serviceId } } });
 

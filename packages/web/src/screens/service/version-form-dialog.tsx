@@ -1,11 +1,9 @@
 import { Textarea, TextInput } from '@mantine/core';
 import type { UseMutationResult } from '@tanstack/react-query';
-import type { Version } from '../../api/types';
+import type { Version, VersionFields } from '@realtime-config/protocol/rest';
 import { FormDialog } from '../../components/form-dialog';
 import { useFormFields } from '../../components/use-form-fields';
 import { orNull, versionRules } from '../../rules/form-rules';
-
-type VersionFields = { versionLabel: string; description: string | null };
 
 interface VersionFormDialogProps {
   readonly opened: boolean;

@@ -1,6 +1,6 @@
 import { Textarea, TextInput } from '@mantine/core';
 import type { UseMutationResult } from '@tanstack/react-query';
-import type { Service, ServiceFields } from '../../api/types';
+import type { Service, ServiceFields } from '@realtime-config/protocol/rest';
 import { FormDialog } from '../../components/form-dialog';
 import { useFormFields } from '../../components/use-form-fields';
 import { orNull, serviceRules } from '../../rules/form-rules';

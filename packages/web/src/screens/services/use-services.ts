@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Service, ServiceFields } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
-import type { Service, ServiceFields } from '../../api/types';
 
 export const SERVICES_PAGE_SIZE = 20;
 

@@ -1,4 +1,4 @@
-import type { AuthConfig } from '../../api/types';
+import type { AuthConfig } from '@realtime-config/protocol/rest';
 
 const STORAGE_KEY = 'rc-pkce';
 

@@ -1,10 +1,10 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
+import type { Credentials, Me } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { authToken } from '../../api/auth-token';
 import { ProblemError } from '../../api/problem';
 import { queryKeys } from '../../api/query-keys';
-import type { Me } from '../../api/types';
 
 /** The signed-in user, or null when nobody is signed in (401). */
 export const meQuery = queryOptions({
@@ -50,7 +50,7 @@ export function abilitiesOf(me: Me): Abilities {
 export function useLocalSignIn() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { username: string; password: string }) => unwrap(api.POST('/auth/login', { body })),
+    mutationFn: (body: Credentials) => unwrap(api.POST('/auth/login', { body })),
     onSuccess: (me) => {
       queryClient.clear();
       queryClient.setQueryData(queryKeys.me, me);

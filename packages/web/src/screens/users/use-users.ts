@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { NewUser, UserChange } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
-
-export type Role = 'admin' | 'developer';
 
 export function useUsers() {
   return useQuery({ queryKey: queryKeys.users, queryFn: () => unwrap(api.GET('/api/users')) });
@@ -17,13 +16,11 @@ function useUserMutation<T>(call: (vars: T) => Promise<unknown>) {
 }
 
 export function useCreateUser() {
-  return useUserMutation((body: { username: string; password: string; role: Role }) =>
-    unwrap(api.POST('/api/users', { body })),
-  );
+  return useUserMutation((body: NewUser) => unwrap(api.POST('/api/users', { body })));
 }
 
 export function useUpdateUser() {
-  return useUserMutation(({ username, ...body }: { username: string; password?: string; role?: Role }) =>
+  return useUserMutation(({ username, ...body }: UserChange & { username: string }) =>
     unwrap(api.PUT('/api/users/{username}', { params: { path: { username } }, body })),
   );
 }

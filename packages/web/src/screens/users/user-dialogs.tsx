@@ -1,9 +1,10 @@
 import { NativeSelect, TextInput } from '@mantine/core';
+import type { Role } from '@realtime-config/protocol/rest';
 import { SecretInput } from '../../components/secret-input';
 import { FormDialog } from '../../components/form-dialog';
 import { useFormFields } from '../../components/use-form-fields';
 import { checkNewPassword, checkUsername } from '../../rules/form-rules';
-import { useCreateUser, useUpdateUser, type Role } from './use-users';
+import { useCreateUser, useUpdateUser } from './use-users';
 
 export const ROLES = [
   { value: 'developer', label: 'developer (canChange: values of member services)' },

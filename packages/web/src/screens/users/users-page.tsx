@@ -1,11 +1,12 @@
 import { Button, Group, Loader, NativeSelect, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import type { Role } from '@realtime-config/protocol/rest';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { NewUserDialog, ResetPasswordDialog } from './user-dialogs';
-import { useDeleteUser, useUpdateUser, useUsers, type Role } from './use-users';
+import { useDeleteUser, useUpdateUser, useUsers } from './use-users';
 
 /** Local accounts and their roles (Local provider, canAll). */
 export function UsersPage() {

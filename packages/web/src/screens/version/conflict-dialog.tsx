@@ -1,5 +1,5 @@
 import { Button, Code, Group, Modal, SimpleGrid, Stack, Text } from '@mantine/core';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { TimeText } from '../../components/time-text';
 import type { PendingChange } from './pending-changes';
 

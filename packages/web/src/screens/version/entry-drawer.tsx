@@ -2,7 +2,7 @@ import { Button, Code, Drawer, Group, Stack, Table, Text, Textarea, TextInput } 
 import { ValueType, valueTypeName } from '@realtime-config/protocol';
 import { useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';

@@ -1,6 +1,6 @@
 import { Button, Code, Group, Loader, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useState } from 'react';
-import type { Entry, HistoryItem } from '../../api/types';
+import type { Entry, HistoryItem } from '@realtime-config/protocol/rest';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { PlanDialog } from './plan-dialog';

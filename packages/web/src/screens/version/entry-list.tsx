@@ -1,7 +1,7 @@
 import { Box, Divider, Text, Title } from '@mantine/core';
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { EntryRow } from './entry-row';
 import type { PendingChanges } from './pending-changes';
 

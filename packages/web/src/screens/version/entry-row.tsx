@@ -1,8 +1,8 @@
 import { Badge, Box, Button, Group, Stack, Text } from '@mantine/core';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { ValueType, valueTypeName } from '@realtime-config/protocol';
 import { AnchorLink } from '../../components/anchor-link';
 import { memo } from 'react';
-import type { Entry } from '../../api/types';
 import { ValueEditor } from './editors/value-editor';
 import { isStale, type PendingChange } from './pending-changes';
 

@@ -1,7 +1,7 @@
 import { ValueType } from '@realtime-config/protocol';
 import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { isStale, usePendingChanges } from './pending-changes';
 
 function entry(overrides: Partial<Entry>): Entry {

@@ -1,6 +1,6 @@
 import { checkValue } from '@realtime-config/protocol';
 import { useCallback, useMemo, useState } from 'react';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 
 /** One edit waiting in the tray: the value typed, and the stored value and generation it was based on. */
 export interface PendingChange {

@@ -1,6 +1,6 @@
 import { Button, Collapse, Group, Paper, ScrollArea, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useState } from 'react';
-import type { Entry } from '../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { ProblemAlert } from '../../components/problem-alert';
 import { isStale, type PendingChanges } from './pending-changes';
 

@@ -1,5 +1,5 @@
 import { Badge, Code, Table, Text } from '@mantine/core';
-import type { PlanOutcome } from '../../api/types';
+import type { PlanOutcome } from '@realtime-config/protocol/rest';
 
 const ACTION_LABELS: Record<string, string> = {
   set: 'set',

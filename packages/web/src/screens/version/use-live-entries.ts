@@ -2,8 +2,8 @@ import type { SubscriptionEvent_ConfigEvent } from '@realtime-config/protocol';
 import { microsFromTimestamp } from '@realtime-config/protocol';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { queryKeys } from '../../api/query-keys';
-import type { Entry } from '../../api/types';
 import { isoToMicros, useLiveVersion, type LiveStatus } from '../../live/use-live-version';
 
 const HIGHLIGHT_MS = 2500;

@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import type { ConfigFileFormat, PlanOutcome, PromoteRequest, RestoreRequest } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
-import type { ConfigFileFormat, PlanOutcome } from '../../api/types';
 
 const HISTORY_PAGE = 20;
 
@@ -25,20 +25,18 @@ export function useEntryHistory(serviceId: string, versionId: string, entryId: s
 
 /** What a plan is about: put keys back as they were `at`, or take values from a file or another version. */
 export type PlanRequest =
-  | { readonly kind: 'restore'; readonly at: string; readonly keys?: readonly string[] }
+  | ({ readonly kind: 'restore' } & Pick<RestoreRequest, 'at' | 'keys'>)
   | {
       readonly kind: 'file';
       readonly format: ConfigFileFormat;
       readonly content: string;
       readonly createMissing: boolean;
     }
-  | {
+  | ({
       readonly kind: 'version';
-      readonly fromVersionId: string;
-      readonly keys: readonly string[];
       /** Create the keys the target lacks (needs canAll). */
       readonly createMissing: boolean;
-    };
+    } & PromoteRequest);
 
 const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
   json: 'application/json',
@@ -55,7 +53,7 @@ function requestPlan(serviceId: string, versionId: string, plan: PlanRequest, ba
         params: { path },
         body: {
           at: plan.at,
-          ...(plan.keys ? { keys: [...plan.keys] } : {}),
+          ...(plan.keys ? { keys: plan.keys } : {}),
           dryRun: basedOn === undefined,
           ...(basedOn !== undefined ? { basedOn } : {}),
         },
@@ -68,17 +66,17 @@ function requestPlan(serviceId: string, versionId: string, plan: PlanRequest, ba
     ...(plan.kind === 'file' ? { format: plan.format } : {}),
     createMissing: plan.createMissing ? ('true' as const) : ('false' as const),
   };
-  // The route takes a file of any of three types, or JSON naming another version: its OpenAPI entry
-  // declares no single body, so the body goes through as it is.
-  const body =
-    plan.kind === 'file' ? plan.content : JSON.stringify({ fromVersionId: plan.fromVersionId, keys: plan.keys });
+  const url = '/api/configversions/{serviceId}/{versionId}/import';
   return unwrap(
-    api.POST('/api/configversions/{serviceId}/{versionId}/import', {
-      params: { path, query },
-      body: body as never,
-      bodySerializer: (b: unknown) => b as string,
-      headers: { 'content-type': plan.kind === 'file' ? CONTENT_TYPES[plan.format] : 'application/json' },
-    }),
+    plan.kind === 'file'
+      ? // A file goes as it is, with its format's content type.
+        api.POST(url, {
+          params: { path, query },
+          body: plan.content,
+          bodySerializer: (file) => file,
+          headers: { 'content-type': CONTENT_TYPES[plan.format] },
+        })
+      : api.POST(url, { params: { path, query }, body: { fromVersionId: plan.fromVersionId, keys: plan.keys } }),
   );
 }
 

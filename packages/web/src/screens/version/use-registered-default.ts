@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
+import type { AuditPage, Entry } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
-import type { AuditPage, Entry } from '../../api/types';
 
 const PAGE_SIZE = 500;
 const MAX_PAGES = 10;

@@ -1,9 +1,9 @@
 import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import type { Entry } from '@realtime-config/protocol/rest';
 import { ProblemError } from '../../api/problem';
 import { queryKeys } from '../../api/query-keys';
-import type { Entry } from '../../api/types';
 import type { Conflict } from './conflict-dialog';
 import { isStale, type PendingChanges } from './pending-changes';
 import { useSetValues } from './use-version';

@@ -1,21 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Entry, EntryMetadata, NewEntry, ValueSet, VersionFields } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
-import type { Entry } from '../../api/types';
-
-type VersionFields = { versionLabel: string; description: string | null };
-export type NewEntry = {
-  key: string;
-  name?: string;
-  valueType: number;
-  rawValue: string | null;
-  enumDefinition: string | null;
-  description: string | null;
-  groupName: string | null;
-  groupDescription: string | null;
-};
-export type EntryMetadata = Partial<Omit<NewEntry, 'key' | 'valueType'>> & { generation: number };
-export type ValueSet = { id: string; rawValue: string | null; generation: number };
 
 export function useVersions(serviceId: string) {
   return useQuery({

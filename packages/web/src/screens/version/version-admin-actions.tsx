@@ -1,7 +1,7 @@
 import { Button, Group } from '@mantine/core';
 import { useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import type { Version } from '../../api/types';
+import type { Version } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { VersionFormDialog } from '../service/version-form-dialog';
 import { NewEntryDialog } from './new-entry-dialog';

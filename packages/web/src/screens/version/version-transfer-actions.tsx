@@ -1,7 +1,7 @@
 import { Button, Checkbox, FileInput, Group, Menu, NativeSelect, TextInput } from '@mantine/core';
 import { useState } from 'react';
+import type { ConfigFileFormat, Version } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
-import type { ConfigFileFormat, Version } from '../../api/types';
 import { AnchorLink } from '../../components/anchor-link';
 import { ProblemAlert } from '../../components/problem-alert';
 import { PlanDialog } from './plan-dialog';

@@ -1,4 +1,4 @@
-import type { Entry } from '../../../api/types';
+import type { Entry } from '@realtime-config/protocol/rest';
 
 export interface EditorProps {
   readonly entry: Pick<Entry, 'key' | 'valueType' | 'enumDefinition'>;

@@ -1,0 +1,78 @@
+/**
+ * @realtime-config/protocol/rest: the management REST API's types, for the CLI and the console.
+ *
+ * `paths` is generated from the server's OpenAPI document (gen/api.ts, `npm run generate`); every
+ * named type below is derived from it, so a changed route changes these types and fails the
+ * typecheck of every caller. Types only: an `openapi-fetch` client typed by `paths` does the calls.
+ */
+import type { components, paths } from './gen/api.js';
+
+export type { components, paths };
+
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Operation<P extends keyof paths, M extends keyof paths[P]> = NonNullable<paths[P][M]>;
+
+/** The JSON of a route's success answer (200 or 201). */
+export type Ok<P extends keyof paths, M extends keyof paths[P]> =
+  Operation<P, M> extends { responses: infer R } ? Json<R[200 & keyof R]> | Json<R[201 & keyof R]> : never;
+
+/** The JSON body a route takes. */
+export type Body<P extends keyof paths, M extends keyof paths[P]> =
+  Operation<P, M> extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
+
+/** The query parameters a route takes. */
+export type Query<P extends keyof paths, M extends keyof paths[P]> =
+  Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+/** RFC 9457 problem details: every failure of the REST API. */
+export type ProblemDetails = components['schemas']['ProblemDetails'];
+
+export type Me = Ok<'/auth/me', 'get'>;
+export type AuthConfig = Ok<'/auth/config', 'get'>;
+export type Credentials = Body<'/auth/login', 'post'>;
+export type PasswordChange = Body<'/api/users/me/password', 'put'>;
+
+export type User = Ok<'/api/users/{username}', 'get'>;
+export type NewUser = Body<'/api/users', 'post'>;
+export type UserChange = Body<'/api/users/{username}', 'put'>;
+export type Role = NewUser['role'];
+
+export type Service = Ok<'/api/services/{serviceId}', 'get'>;
+export type ServicePage = Ok<'/api/services/search', 'post'>;
+export type ServiceSearch = Body<'/api/services/search', 'post'>;
+/** What a service is created or changed with. */
+export type ServiceFields = Body<'/api/services', 'post'>;
+export type Member = Ok<'/api/services/{serviceId}/members', 'post'>;
+export type ApiKey = Ok<'/api/services/{serviceId}/apikeys', 'get'>[number];
+export type CreatedApiKey = Ok<'/api/services/{serviceId}/apikeys', 'post'>;
+
+export type Version = Ok<'/api/configversions/{serviceId}/{versionId}', 'get'>;
+/** What a version is created or changed with. */
+export type VersionFields = Body<'/api/configversions/{serviceId}', 'post'>;
+
+export type Entry = Ok<'/api/configentries/{serviceId}/{versionId}/{entryId}', 'put'>;
+export type NewEntry = Body<'/api/configentries/{serviceId}/{versionId}', 'post'>;
+/** An entry's changed metadata (and value), with the generation it was read at. */
+export type EntryMetadata = Body<'/api/configentries/{serviceId}/{versionId}/{entryId}', 'put'>;
+/** One value of a batch set, with the generation it was read at. */
+export type ValueSet = Body<'/api/configentries/{serviceId}/{versionId}/set', 'put'>[number];
+export type HistoryPage = Ok<'/api/configentries/{serviceId}/{versionId}/{entryId}/history', 'get'>;
+export type HistoryItem = HistoryPage['entities'][number];
+
+export type AuditSearch = Body<'/api/auditlogs/search', 'post'>;
+export type AuditPage = Ok<'/api/auditlogs/search', 'post'>;
+export type AuditRecord = AuditPage['entities'][number];
+
+/** What a restore or an import changes (a dry run) or changed. */
+export type PlanOutcome = Ok<'/api/configentries/{serviceId}/{versionId}/restore', 'post'>;
+export type RestoreRequest = Body<'/api/configentries/{serviceId}/{versionId}/restore', 'post'>;
+/** The JSON import body that copies values from another version (the rest of the JSON bodies are files). */
+export type PromoteRequest = Extract<
+  Body<'/api/configversions/{serviceId}/{versionId}/import', 'post'>,
+  { fromVersionId: unknown }
+>;
+export type ConfigFileFormat = NonNullable<
+  Query<'/api/configversions/{serviceId}/{versionId}/export', 'get'>['format']
+>;
+export type VersionComparison = Ok<'/api/configversions/{serviceId}/compare', 'get'>;
+export type Difference = VersionComparison['differences'][number];
