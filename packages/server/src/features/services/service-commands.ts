@@ -21,7 +21,10 @@ async function requireUniqueName(ctx: Stores, name: string, ownId: string | null
   if (holder && holder.id !== ownId) throw nameTaken(name);
 }
 
-/** The unique index decides when two requests take one name at the same moment. */
+/**
+ * The unique index decides when two requests take one name at the same moment. Wraps the whole
+ * write: the unit of work reports the index's refusal as UniqueViolation once the transaction ends.
+ */
 async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
@@ -45,46 +48,48 @@ export class ServiceCommands {
   ) {}
 
   create(actor: Actor, fields: ServiceFields): Promise<ServiceRecord> {
-    return this.uow.write(async (ctx) => {
-      await requireUniqueName(ctx, fields.name, null);
-      const now = this.clock.nowMicros();
-      const service = await uniqueName(fields.name, () =>
-        ctx.services.insert({ id: this.ids.newId(), ...fields, createdAt: now, updatedAt: now }),
-      );
-      await ctx.audit.append({
-        id: this.ids.newId(),
-        serviceId: service.id,
-        entityType: 'Service',
-        entityId: service.id,
-        action: 'Created',
-        ...actor,
-        timestamp: now,
-        changes: { after: auditView(service) },
-      });
-      return service;
-    });
+    return uniqueName(fields.name, () =>
+      this.uow.write(async (ctx) => {
+        await requireUniqueName(ctx, fields.name, null);
+        const now = this.clock.nowMicros();
+        const service = await ctx.services.insert({ id: this.ids.newId(), ...fields, createdAt: now, updatedAt: now });
+        await ctx.audit.append({
+          id: this.ids.newId(),
+          serviceId: service.id,
+          entityType: 'Service',
+          entityId: service.id,
+          action: 'Created',
+          ...actor,
+          timestamp: now,
+          changes: { after: auditView(service) },
+        });
+        return service;
+      }),
+    );
   }
 
   update(actor: Actor, id: string, fields: ServiceFields): Promise<ServiceRecord> {
-    return this.uow.write(async (ctx) => {
-      const before = await ctx.services.get(id);
-      if (!before) throw AppError.notFound(`Service ${id} was not found.`);
-      await requireUniqueName(ctx, fields.name, id);
-      const now = this.clock.nowMicros();
-      const after = await uniqueName(fields.name, () => ctx.services.update(id, fields, now));
-      if (!after) throw AppError.notFound(`Service ${id} was not found.`);
-      await ctx.audit.append({
-        id: this.ids.newId(),
-        serviceId: id,
-        entityType: 'Service',
-        entityId: id,
-        action: 'Updated',
-        ...actor,
-        timestamp: now,
-        changes: { before: auditView(before), after: auditView(after) },
-      });
-      return after;
-    });
+    return uniqueName(fields.name, () =>
+      this.uow.write(async (ctx) => {
+        const before = await ctx.services.get(id);
+        if (!before) throw AppError.notFound(`Service ${id} was not found.`);
+        await requireUniqueName(ctx, fields.name, id);
+        const now = this.clock.nowMicros();
+        const after = await ctx.services.update(id, fields, now);
+        if (!after) throw AppError.notFound(`Service ${id} was not found.`);
+        await ctx.audit.append({
+          id: this.ids.newId(),
+          serviceId: id,
+          entityType: 'Service',
+          entityId: id,
+          action: 'Updated',
+          ...actor,
+          timestamp: now,
+          changes: { before: auditView(before), after: auditView(after) },
+        });
+        return after;
+      }),
+    );
   }
 
   /** Deletes the service with its versions and entries; subscribers of each version see every key deleted. */
