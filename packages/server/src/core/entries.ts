@@ -17,6 +17,18 @@ export interface EntryRecord {
   readonly deleted: boolean;
 }
 
+/** A new entry as its creator describes it (REST, a plan, a registration). */
+export interface NewEntry {
+  readonly key: string;
+  readonly name: string;
+  readonly rawValue: string | null;
+  readonly valueType: number;
+  readonly enumDefinition: string | null;
+  readonly description: string | null;
+  readonly groupName: string | null;
+  readonly groupDescription: string | null;
+}
+
 export type EntryMetadata = Pick<
   EntryRecord,
   'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue'

@@ -17,7 +17,8 @@ export {
   type ChangeNotice,
   type EntryChange,
 } from './changes.js';
-export type { EntryMetadata, EntryRecord, EntryStore } from './entries.js';
+export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
+export { EntryWriter, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
 export {
   actorOf,
   apiKeyActor,
@@ -34,5 +35,13 @@ export type { SamlStateStore, SessionStore, StoredSession } from './sessions.js'
 export type { SettingsStore } from './settings.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
+export {
+  entryTextBytes,
+  requireWithinVersionCaps,
+  sizeChange,
+  totalChange,
+  type SizeChange,
+  type VersionCaps,
+} from './version-caps.js';
 export { versionDeletionNotice } from './version-deletion.js';
 export type { VersionRecord, VersionSize, VersionStore } from './versions.js';

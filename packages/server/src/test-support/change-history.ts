@@ -209,7 +209,7 @@ export class ChangeHistory {
       a.items.forEach((item, i) => {
         const record = txn.records[i];
         if (!record) return;
-        const expectedGeneration = a.op === 'create' ? 1 : item.generation + 1;
+        const expectedGeneration = a.op === 'create' ? this.firstGeneration(record) : item.generation + 1;
         if (
           record.key !== item.key ||
           record.value !== item.rawValue ||
@@ -247,13 +247,29 @@ export class ChangeHistory {
     }
   }
 
-  /** Per entry: generations 1, 2, 3, … and nothing after its deletion; per key: one live entry at a time. */
+  /**
+   * The generation a key's new entry starts at: 1 for a key never seen, else one above its last
+   * record (the deletion, whose generation is the entry's last + 1): generations never go back per key.
+   */
+  private firstGeneration(created: HistoryRecord): number {
+    let last: HistoryRecord | undefined;
+    for (const r of this.records) {
+      if (r.num >= created.num) break;
+      if (r.key === created.key) last = r;
+    }
+    return last ? last.generation + 1 : 1;
+  }
+
+  /**
+   * Per entry: generations go up by one and nothing follows its deletion; a key's new entry starts one
+   * above the deletion before it; per key: one live entry at a time.
+   */
   private checkEntryLives(): void {
     const lastOfEntry = new Map<string, HistoryRecord>();
     const liveOfKey = new Map<string, string>();
     for (const r of this.records) {
       const previous = lastOfEntry.get(r.entryId);
-      const expected = previous ? previous.generation + 1 : 1;
+      const expected = previous ? previous.generation + 1 : this.firstGeneration(r);
       if (r.generation !== expected || previous?.action === 'Deleted' || (r.action === 'Created') !== !previous) {
         this.problems.push(
           `audit ${r.num}: ${r.action} ${r.key} generation ${r.generation} after ${previous?.action ?? 'nothing'} ${previous?.generation ?? ''}`,
@@ -432,9 +448,9 @@ export class ChangeHistory {
   }
 
   /**
-   * Per key, generations only go up, by exactly one in live messages (where nothing is skipped); they
-   * go back only for a key created again after its deletion: after a deletion event (then a live event
-   * starts at 1), or in a catch-up that collapsed the deletion and the new creation.
+   * Per key, generations only go up, by exactly one in live messages (where nothing is skipped),
+   * deletions and keys created again after them included: a key's new entry continues after its
+   * deletion. A catch-up may skip generations, never repeat or go back.
    */
   generationProblems(subscriber: ResumingSubscriber): string[] {
     const problems: string[] = [];
@@ -445,16 +461,15 @@ export class ChangeHistory {
           const before = previous.get(e.key);
           const where = `${subscriber.name} call ${s} message ${m}: ${e.key} g${e.generation} at ${e.timestamp}`;
           if (m > 0) {
-            const expected = !before || before.value === null ? 1 : before.generation + 1;
+            // A key this subscriber never saw starts where the audit log says its entry started.
+            const record = this.recordOf(e);
+            const expected = before ? before.generation + 1 : record ? this.firstGeneration(record) : 1;
             if (e.generation !== expected)
               problems.push(
                 `${where}, live after ${before ? `g${before.generation}${before.value === null ? ' (deleted)' : ''}` : 'nothing'}, expected g${expected}`,
               );
-          } else if (before && before.value !== null && e.generation <= before.generation) {
-            const now = this.recordOf(e);
-            const then = this.recordOf(before);
-            if (!now || !then || now.entryId === then.entryId)
-              problems.push(`${where}: generation went back from ${before.generation} for the same entry`);
+          } else if (before && e.generation <= before.generation) {
+            problems.push(`${where}: generation did not go up from ${before.generation}`);
           }
           previous.set(e.key, e);
         }

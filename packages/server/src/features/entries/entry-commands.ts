@@ -1,33 +1,22 @@
+import { checkKey, checkValue } from '@realtime-config/protocol';
 import {
   actorOf,
-  auditView,
-  entryChangeOf,
+  EntryWriter,
   requireServiceAccess,
   userCaller,
   type Actor,
   type EntryMetadata,
   type EntryRecord,
   type Identity,
+  type NewEntry,
   type UnitOfWork,
+  type VersionCaps,
   type WriteContext,
 } from '../../core/index.js';
-import { checkKey, checkValue } from '@realtime-config/protocol';
 import type { Clock } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { requireWithinVersionCaps, sizeChange, totalChange, type VersionCaps } from './version-caps.js';
-
-export interface NewEntry {
-  readonly key: string;
-  readonly name: string;
-  readonly rawValue: string | null;
-  readonly valueType: number;
-  readonly enumDefinition: string | null;
-  readonly description: string | null;
-  readonly groupName: string | null;
-  readonly groupDescription: string | null;
-}
 
 export interface ValueSetItem {
   readonly id: string;
@@ -56,28 +45,10 @@ export class EntryCommands {
     }
 
     return this.uow.write(async (ctx) => {
-      const timestamp = await this.tick(ctx, serviceId, versionId);
-      const existing = await ctx.entries.findByKey(versionId, input.key);
-      if (existing && !existing.deleted) {
-        throw AppError.alreadyExists(`An entry with key "${input.key}" already exists in this version.`);
-      }
-      // A key created again after its deletion is a new entry: the tombstone gives way, generation restarts at 1.
-      if (existing) await ctx.entries.purge(existing.id);
-      const entry: EntryRecord = {
-        id: this.ids.newId(),
-        versionId,
-        ...input,
-        generation: 1,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        changedAt: timestamp,
-        deleted: false,
-      };
-      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChange(null, entry));
-      await ctx.entries.insert(entry);
-      await this.audit(ctx, actor, { serviceId, entry, timestamp }, 'Created', { after: auditView(entry) });
-      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [entryChangeOf(entry)] });
-      return entry;
+      const writer = await this.writer(ctx, actor, serviceId, versionId);
+      const [entry] = await writer.create([input]);
+      await writer.commit();
+      return entry as EntryRecord;
     });
   }
 
@@ -108,8 +79,9 @@ export class EntryCommands {
     }
 
     return this.uow.write(async (ctx) => {
-      // Taking the clock first checks the version and locks it, so the generation checks below cannot race.
-      const timestamp = await this.tick(ctx, serviceId, versionId);
+      // Opening the writer takes the version's clock first, which checks the version and locks it,
+      // so the generation checks below cannot race.
+      const writer = await this.writer(ctx, actorOf(identity), serviceId, versionId);
       await requireServiceAccess(ctx, userCaller(identity), serviceId, 'write');
       const found = new Map((await ctx.entries.getManyLive(versionId, [...seen])).map((e) => [e.id, e]));
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
@@ -130,38 +102,9 @@ export class EntryCommands {
         throw AppError.conflict(`Generation mismatch; the entries were changed meanwhile: ${stale.join('; ')}.`);
       }
 
-      const actor = actorOf(identity);
-      const changes = items.map((item) => {
-        const before = found.get(item.id) as EntryRecord;
-        const after: EntryRecord = {
-          ...before,
-          rawValue: item.rawValue,
-          generation: before.generation + 1,
-          updatedAt: timestamp,
-          changedAt: timestamp,
-        };
-        return { before, after };
-      });
-      await requireWithinVersionCaps(
-        ctx,
-        this.caps,
-        versionId,
-        totalChange(changes.map(({ before, after }) => sizeChange(before, after))),
-      );
       const updated: EntryRecord[] = [];
-      for (const { before, after } of changes) {
-        await ctx.entries.setValue(after.id, {
-          rawValue: after.rawValue,
-          generation: after.generation,
-          changedAt: timestamp,
-        });
-        await this.audit(ctx, actor, { serviceId, entry: after, timestamp }, 'ValueSet', {
-          before: { key: before.key, rawValue: before.rawValue, generation: before.generation },
-          after: { key: after.key, rawValue: after.rawValue, generation: after.generation },
-        });
-        updated.push(after);
-      }
-      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: updated.map(entryChangeOf) });
+      for (const item of items) updated.push(await writer.setValue(found.get(item.id) as EntryRecord, item.rawValue));
+      await writer.commit();
       return updated;
     });
   }
@@ -174,7 +117,7 @@ export class EntryCommands {
     change: Partial<EntryMetadata> & { generation: number },
   ): Promise<EntryRecord> {
     return this.uow.write(async (ctx) => {
-      const timestamp = await this.tick(ctx, serviceId, versionId);
+      const writer = await this.writer(ctx, actor, serviceId, versionId);
       const before = await requireEntry(ctx, versionId, entryId);
       // Fields left out keep their value; the generation check below makes that safe.
       const metadata: EntryMetadata = {
@@ -192,68 +135,29 @@ export class EntryCommands {
           `Generation mismatch for ${before.key}: sent ${change.generation}, current ${before.generation}.`,
         );
       }
-      const after: EntryRecord = {
-        ...before,
-        ...metadata,
-        generation: before.generation + 1,
-        updatedAt: timestamp,
-        changedAt: timestamp,
-      };
-      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChange(before, after));
-      await ctx.entries.setMetadata(entryId, { ...metadata, generation: after.generation, changedAt: timestamp });
-      await this.audit(ctx, actor, { serviceId, entry: after, timestamp }, 'Updated', {
-        before: auditView(before),
-        after: auditView(after),
-      });
-      ctx.recordChange({ serviceId, versionId, timestamp, kind: 'entries', entries: [entryChangeOf(after)] });
+      const after = await writer.updateMetadata(before, metadata);
+      await writer.commit();
       return after;
     });
   }
 
   delete(actor: Actor, serviceId: string, versionId: string, entryId: string): Promise<void> {
     return this.uow.write(async (ctx) => {
-      const timestamp = await this.tick(ctx, serviceId, versionId);
-      const before = await requireEntry(ctx, versionId, entryId);
-      const generation = before.generation + 1;
-      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChange(before, null));
-      await ctx.entries.markDeleted(entryId, { generation, changedAt: timestamp });
-      await this.audit(ctx, actor, { serviceId, entry: before, timestamp }, 'Deleted', { before: auditView(before) });
-      ctx.recordChange({
-        serviceId,
-        versionId,
-        timestamp,
-        kind: 'entries',
-        entries: [{ key: before.key, value: null, deleted: true, generation, valueType: before.valueType, timestamp }],
-      });
+      const writer = await this.writer(ctx, actor, serviceId, versionId);
+      await writer.delete(await requireEntry(ctx, versionId, entryId));
+      await writer.commit();
     });
   }
 
-  /** Advances the clock of a version of this service (locking it until the commit), or answers 404. */
-  private async tick(ctx: WriteContext, serviceId: string, versionId: string): Promise<number> {
-    const ts = await ctx.versions.advanceClock(versionId, this.clock.nowMicros(), serviceId);
-    if (ts === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
-    return ts;
-  }
-
-  /** An entry's audit record carries its version and key, and the change's time on the version clock. */
-  private audit(
-    ctx: WriteContext,
-    actor: Actor,
-    change: { serviceId: string; entry: EntryRecord; timestamp: number },
-    action: 'Created' | 'Updated' | 'Deleted' | 'ValueSet',
-    changes: { before?: unknown; after?: unknown },
-  ): Promise<void> {
-    return ctx.audit.append({
-      id: this.ids.newId(),
-      serviceId: change.serviceId,
-      entityType: 'Entry',
-      entityId: change.entry.id,
-      versionId: change.entry.versionId,
-      entryKey: change.entry.key,
-      action,
-      ...actor,
-      timestamp: change.timestamp,
-      changes,
+  /** A write of entries of a version of this service (404 otherwise), through the one entry writer. */
+  private writer(ctx: WriteContext, actor: Actor, serviceId: string, versionId: string): Promise<EntryWriter> {
+    return EntryWriter.open(ctx, {
+      serviceId,
+      versionId,
+      actor,
+      nowMicros: this.clock.nowMicros(),
+      ids: this.ids,
+      caps: this.caps,
     });
   }
 }

@@ -1,31 +1,26 @@
+import { checkKey, checkValue } from '@realtime-config/protocol';
 import {
   actorOf,
-  auditView,
+  EntryWriter,
   hasPolicy,
   requireServiceAccess,
+  requireWithinVersionCaps,
+  sizeChange,
+  totalChange,
   userCaller,
-  type EntryChange,
   type EntryRecord,
   type Identity,
+  type NewEntry,
+  type SizeChange,
   type Stores,
   type UnitOfWork,
-  type WriteContext,
+  type VersionCaps,
 } from '../../core/index.js';
-import { slices } from '../../platform/slices.js';
-import { checkKey, checkValue } from '@realtime-config/protocol';
 import type { Clock } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import type { NewEntry } from './entry-commands.js';
 import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
-import {
-  requireWithinVersionCaps,
-  sizeChange,
-  totalChange,
-  type SizeChange,
-  type VersionCaps,
-} from './version-caps.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
 export type PlannedChange =
@@ -65,6 +60,7 @@ export interface PlanOutcome {
 
 /** Changes written between two turns of the event loop. */
 const CHUNK = 200;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const keyOf = (change: PlannedChange): string => ('entry' in change ? change.entry.key : change.key);
 
@@ -149,9 +145,16 @@ export class EntryPlans {
       }
       await requireServiceAccess(ctx, userCaller(identity), serviceId, 'write');
       const canAll = hasPolicy(identity, 'canAll');
-      // Taking the clock first locks the version: nothing changes between the plan and its writes.
-      const timestamp = await ctx.versions.advanceClock(versionId, this.clock.nowMicros());
-      if (timestamp === undefined) throw AppError.notFound(`Version ${versionId} was not found.`);
+      // Opening the writer takes the clock first and locks the version: nothing changes between the
+      // plan and its writes.
+      const writer = await EntryWriter.open(ctx, {
+        serviceId,
+        versionId,
+        actor: actorOf(identity),
+        nowMicros: this.clock.nowMicros(),
+        ids: this.ids,
+        caps: this.caps,
+      });
       const plan = await planner(ctx, versionId);
       const current = await liveByKey(ctx, versionId, plan.considered);
       if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
@@ -160,132 +163,46 @@ export class EntryPlans {
         throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
       }
       requireValid(plan, current);
-      await requireWithinVersionCaps(ctx, this.caps, versionId, sizeChangeOf(plan, current));
-      const changed = await this.write(
-        ctx,
-        identity,
-        { serviceId, versionId, timestamp },
-        plan,
-        current,
-        options.action,
-      );
-      if (changed.length > 0) ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: changed });
-      return describe(plan, current, { clock: timestamp, applied: true });
+      await write(writer, plan, current, options.action);
+      await writer.commit();
+      return describe(plan, current, { clock: writer.timestamp, applied: true });
     });
   }
+}
 
-  private async write(
-    ctx: WriteContext,
-    identity: Identity,
-    at: { serviceId: string; versionId: string; timestamp: number },
-    plan: Plan,
-    current: ReadonlyMap<string, EntryRecord>,
-    action: 'Restored' | 'Imported',
-  ): Promise<EntryChange[]> {
-    const { versionId, timestamp } = at;
-    const events: EntryChange[] = [];
-    const recordOf = (entry: EntryRecord, before: EntryRecord | undefined, after: EntryRecord | null) => ({
-      id: this.ids.newId(),
-      serviceId: at.serviceId,
-      entityType: 'Entry' as const,
-      entityId: entry.id,
-      versionId,
-      entryKey: entry.key,
-      action,
-      ...actorOf(identity),
-      timestamp,
-      changes: { before: before ? auditView(before) : null, after: after ? auditView(after) : null },
-    });
-    const audit = (entry: EntryRecord, before: EntryRecord | undefined, after: EntryRecord | null) =>
-      ctx.audit.append(recordOf(entry, before, after));
-    const remove = async (before: EntryRecord) => {
-      await ctx.entries.markDeleted(before.id, { generation: before.generation + 1, changedAt: timestamp });
-      await audit(before, before, null);
-      events.push({
-        key: before.key,
-        value: null,
-        deleted: true,
-        generation: before.generation + 1,
-        valueType: before.valueType,
-        timestamp,
-      });
-    };
-    // Consecutive new entries go in together: one lookup of the tombstones they replace, multi-row
-    // inserts. The events keep the plan's order.
-    let creates: NewEntry[] = [];
-    const createPending = async () => {
-      if (creates.length === 0) return;
-      const replaced = await ctx.entries.findByKeys(
-        versionId,
-        creates.map((input) => input.key),
-      );
-      await ctx.entries.purge(...replaced.map((row) => row.id));
-      const pending = creates;
-      creates = [];
-      for (const slice of slices(pending, CHUNK)) {
-        await new Promise((resolve) => setImmediate(resolve));
-        const entries = slice.map((input): EntryRecord => ({
-          id: this.ids.newId(),
-          versionId,
-          ...input,
-          generation: 1,
-          createdAt: timestamp,
-          updatedAt: timestamp,
-          changedAt: timestamp,
-          deleted: false,
-        }));
-        await ctx.entries.insertMany(entries);
-        await ctx.audit.appendMany(entries.map((entry) => recordOf(entry, undefined, entry)));
-        for (const entry of entries) {
-          events.push({
-            key: entry.key,
-            value: entry.rawValue,
-            deleted: false,
-            generation: 1,
-            valueType: entry.valueType,
-            timestamp,
-          });
-        }
-      }
-    };
-    for (const [index, change] of plan.changes.entries()) {
-      if (index > 0 && index % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
-      const before = current.get(keyOf(change));
-      if (change.kind !== 'create') await createPending();
-      if (change.kind === 'set' && before) {
-        const after = {
-          ...before,
-          rawValue: change.rawValue,
-          generation: before.generation + 1,
-          updatedAt: timestamp,
-          changedAt: timestamp,
-        };
-        await ctx.entries.setValue(before.id, {
-          rawValue: change.rawValue,
-          generation: after.generation,
-          changedAt: timestamp,
-        });
-        await audit(after, before, after);
-        events.push({
-          key: after.key,
-          value: after.rawValue,
-          deleted: false,
-          generation: after.generation,
-          valueType: after.valueType,
-          timestamp,
-        });
-      } else if (change.kind === 'delete' && before) {
-        await remove(before);
-      } else if (change.kind === 'create') {
-        creates.push(change.entry);
-      } else if (change.kind === 'recreate') {
-        if (before) await remove(before);
-        creates.push(change.entry);
-      }
+/**
+ * Applies a plan through the entry writer, in the plan's order. Consecutive new entries go in
+ * together (one lookup of the tombstones they replace, multi-row inserts).
+ */
+async function write(
+  writer: EntryWriter,
+  plan: Plan,
+  current: ReadonlyMap<string, EntryRecord>,
+  action: 'Restored' | 'Imported',
+): Promise<void> {
+  let creates: NewEntry[] = [];
+  const createPending = async () => {
+    if (creates.length === 0) return;
+    const pending = creates;
+    creates = [];
+    await writer.create(pending, action);
+  };
+  for (const [index, change] of plan.changes.entries()) {
+    if (index > 0 && index % CHUNK === 0) await yieldToEventLoop();
+    const before = current.get(keyOf(change));
+    if (change.kind !== 'create') await createPending();
+    if (change.kind === 'set' && before) {
+      await writer.setValue(before, change.rawValue, action);
+    } else if (change.kind === 'delete' && before) {
+      await writer.delete(before, action);
+    } else if (change.kind === 'create') {
+      creates.push(change.entry);
+    } else if (change.kind === 'recreate') {
+      if (before) await writer.delete(before, action);
+      creates.push(change.entry);
     }
-    await createPending();
-    return events;
   }
+  await createPending();
 }
 
 function requireWithinLimit(plan: Plan, max: number): void {

@@ -2,7 +2,7 @@
  * Config entries: the batch value set, metadata, deletion. The value-type and key rules they apply are
  * the protocol package's (`checkValue`, `checkKey`), shared with the SDK and the console.
  */
-export { EntryCommands, MAX_BATCH_ITEMS, type NewEntry } from './entry-commands.js';
+export { EntryCommands, MAX_BATCH_ITEMS } from './entry-commands.js';
 export { ENTRY_LIMITS } from './entry-limits.js';
 export {
   EntryPlans,
@@ -15,11 +15,3 @@ export {
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
-export {
-  entryTextBytes,
-  requireWithinVersionCaps,
-  sizeChange,
-  totalChange,
-  type SizeChange,
-  type VersionCaps,
-} from './version-caps.js';

@@ -1,7 +1,8 @@
+import type { NewEntry } from '../../core/index.js';
 import type { AuditAction, AuditRecord, Stores, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
-import type { NewEntry, Plan, PlannedChange, Planner } from '../entries/index.js';
+import type { Plan, PlannedChange, Planner } from '../entries/index.js';
 
 /** An entry as an audit record shows it (`auditView`): what a restore needs of it. */
 interface EntryView {

@@ -1,7 +1,8 @@
+import type { VersionCaps } from '../../core/index.js';
 import { hasPolicy, type Identity, type UnitOfWork } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import type { EntryPlans, PlanOutcome, VersionCaps } from '../entries/index.js';
+import type { EntryPlans, PlanOutcome } from '../entries/index.js';
 import {
   exportDocument,
   exportEnv,

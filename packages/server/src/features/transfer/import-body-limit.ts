@@ -1,4 +1,4 @@
-import type { VersionCaps } from '../entries/index.js';
+import type { VersionCaps } from '../../core/index.js';
 
 /**
  * The largest body the import route accepts: an export of a version at its caps, in the largest

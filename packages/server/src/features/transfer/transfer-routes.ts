@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { valueTypeName } from '@realtime-config/protocol';
 import { Type } from 'typebox';
+import type { VersionCaps } from '../../core/index.js';
 import { hasPolicy, type EntryRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { identityOf } from '../auth/index.js';
-import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type VersionCaps } from '../entries/index.js';
+import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
 import { decodeUtf8, parseJsonFile } from './file-parsers.js';

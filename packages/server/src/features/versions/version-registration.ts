@@ -1,19 +1,20 @@
+import { checkKey, checkValue, exceedsLength, isValueType } from '@realtime-config/protocol';
 import {
   auditView,
+  EntryWriter,
   UniqueViolation,
   type Actor,
-  type EntryChange,
   type EntryRecord,
+  type NewEntry,
   type UnitOfWork,
+  type VersionCaps,
   type WriteContext,
 } from '../../core/index.js';
-import { checkKey, checkValue, exceedsLength, isValueType } from '@realtime-config/protocol';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ENTRY_LIMITS } from '../entries/index.js';
-import { requireWithinVersionCaps, sizeChange, totalChange, type VersionCaps } from '../entries/index.js';
 
 /** One configuration class of an application, as the SDK declares it. */
 export interface DeclaredClass {
@@ -105,85 +106,55 @@ export class VersionRegistration {
     }
 
     // Keys already there are left untouched; deleted ones (tombstones) count as missing.
-    const missing: Array<{ declared: (typeof declared)[number]; tombstone: EntryRecord | undefined }> = [];
-    for (const chunk of chunks(declared)) {
-      const rows = new Map(
-        (
-          await ctx.entries.findByKeys(
-            versionId,
-            chunk.map((d) => d.key),
-          )
-        ).map((e) => [e.key, e]),
-      );
-      for (const d of chunk) {
-        const current = rows.get(d.key);
-        if (!current || current.deleted) missing.push({ declared: d, tombstone: current });
-      }
-    }
-    if (missing.length === 0) return versionId;
-
-    const timestamp = (await ctx.versions.advanceClock(versionId, now)) as number;
-    const entries = missing.map(({ declared: d }): EntryRecord => {
-      const carried = previous.get(d.key);
-      return {
-        id: this.ids.newId(),
-        versionId,
-        key: d.key,
-        name: d.name || d.key,
-        rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
-        valueType: d.valueType,
-        enumDefinition: d.enumValues,
-        description: d.description,
-        groupName: d.groupName,
-        groupDescription: d.groupDescription,
-        generation: 1,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        changedAt: timestamp,
-        deleted: false,
-      };
-    });
-    // Tombstones hold nothing: the whole growth is the new entries.
-    await requireWithinVersionCaps(
-      ctx,
-      this.caps,
+    const candidates = await missingKeys(ctx, versionId, declared);
+    if (candidates.length === 0) return versionId;
+    const writer = await EntryWriter.open(ctx, {
+      serviceId,
       versionId,
-      totalChange(entries.map((entry) => sizeChange(null, entry))),
+      actor,
+      nowMicros: now,
+      ids: this.ids,
+      caps: this.caps,
+    });
+    // Another registration of the label may have added them meanwhile: looked at again under the
+    // version's lock, which the writer holds from here to the commit.
+    const missing = await missingKeys(ctx, versionId, candidates);
+    await writer.create(
+      missing.map((d): NewEntry => {
+        const carried = previous.get(d.key);
+        return {
+          key: d.key,
+          name: d.name || d.key,
+          rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
+          valueType: d.valueType,
+          enumDefinition: d.enumValues,
+          description: d.description,
+          groupName: d.groupName,
+          groupDescription: d.groupDescription,
+        };
+      }),
     );
-    await ctx.entries.purge(...missing.flatMap(({ tombstone }) => (tombstone ? [tombstone.id] : [])));
-    const added: EntryChange[] = [];
-    for (const chunk of chunks(entries)) {
-      // A large registration must not hold the event loop: other requests and streams go on between chunks.
-      await yieldToEventLoop();
-      await ctx.entries.insertMany(chunk);
-      await ctx.audit.appendMany(
-        chunk.map((entry) => ({
-          id: this.ids.newId(),
-          serviceId,
-          entityType: 'Entry' as const,
-          entityId: entry.id,
-          versionId,
-          entryKey: entry.key,
-          action: 'Created' as const,
-          ...actor,
-          timestamp,
-          changes: { after: auditView(entry) },
-        })),
-      );
-      for (const entry of chunk) {
-        added.push({
-          key: entry.key,
-          value: entry.rawValue,
-          deleted: false,
-          generation: 1,
-          valueType: entry.valueType,
-          timestamp,
-        });
-      }
-    }
-    ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp, entries: added });
+    await writer.commit();
     return versionId;
   }
+}
+
+/** The declared keys the version does not hold live. */
+async function missingKeys<T extends { readonly key: string }>(
+  ctx: WriteContext,
+  versionId: string,
+  declared: readonly T[],
+): Promise<T[]> {
+  const missing: T[] = [];
+  for (const chunk of chunks(declared)) {
+    const rows = await ctx.entries.findByKeys(
+      versionId,
+      chunk.map((d) => d.key),
+    );
+    const live = new Set(rows.filter((e) => !e.deleted).map((e) => e.key));
+    missing.push(...chunk.filter((d) => !live.has(d.key)));
+  }
+  return missing;
 }
 
 /** Rows per statement: few round trips, and short enough to let other work in between. */
@@ -192,8 +163,6 @@ const CHUNK = 200;
 function* chunks<T>(items: readonly T[]): Generator<T[]> {
   for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
 }
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function validate(label: string, classes: readonly DeclaredClass[]) {
   const errors = dictionary<string[]>();

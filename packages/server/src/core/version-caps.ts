@@ -1,5 +1,6 @@
-import type { EntryRecord, Stores } from '../../core/index.js';
-import { AppError } from '../../platform/errors.js';
+import type { EntryRecord } from './entries.js';
+import type { Stores } from './stores.js';
+import { AppError } from '../platform/errors.js';
 
 /** What one version may hold: Versions:MaxEntries live entries, Versions:MaxBytes UTF-8 bytes of their texts. */
 export interface VersionCaps {

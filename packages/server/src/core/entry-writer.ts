@@ -1,0 +1,216 @@
+import { AppError } from '../platform/errors.js';
+import type { IdGenerator } from '../platform/ids.js';
+import { slices } from '../platform/slices.js';
+import type { AuditAction, AuditRecord } from './audit.js';
+import { auditView } from './audit-view.js';
+import { entryChangeOf, type EntryChange } from './changes.js';
+import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
+import type { Actor } from './identity.js';
+import type { WriteContext } from './stores.js';
+import {
+  requireWithinVersionCaps,
+  sizeChange,
+  totalChange,
+  type SizeChange,
+  type VersionCaps,
+} from './version-caps.js';
+
+/** Actions an entry's audit record can name. */
+export type EntryAction = Extract<
+  AuditAction,
+  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported'
+>;
+
+/** Rows written per statement, with a turn of the event loop between: a large batch holds nothing up. */
+const CHUNK = 200;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export interface EntryWriterOptions {
+  readonly serviceId: string;
+  readonly versionId: string;
+  /** Who makes the change, for the audit records. */
+  readonly actor: Actor;
+  readonly nowMicros: number;
+  readonly ids: IdGenerator;
+  readonly caps: VersionCaps;
+}
+
+/**
+ * How an entry's audit record shows a change: a value set only the value and generation, a
+ * restore or import the whole entry before and after (null where there was none), a creation what
+ * was created, a deletion what was deleted, a metadata update both sides.
+ */
+function auditChanges(action: EntryAction, before: EntryRecord | null, after: EntryRecord | null) {
+  switch (action) {
+    case 'ValueSet':
+      return {
+        before: before && { key: before.key, rawValue: before.rawValue, generation: before.generation },
+        after: after && { key: after.key, rawValue: after.rawValue, generation: after.generation },
+      };
+    case 'Created':
+      return { after: after && auditView(after) };
+    case 'Deleted':
+      return { before: before && auditView(before) };
+    default:
+      return { before: before && auditView(before), after: after && auditView(after) };
+  }
+}
+
+/**
+ * The one place an entry changes. Every write of entries (the REST commands, restores and imports,
+ * registrations by CreateVersion) opens a writer on its version inside its transaction and goes
+ * through it, so the rules hold everywhere alike:
+ * - the version's change clock advances once per write (locking the version until the commit), and
+ *   every record and event of the write carries that timestamp;
+ * - each change adds 1 to the entry's generation; a deletion leaves a tombstone one generation on,
+ *   and a key created again continues after its tombstone (never back to 1, which clients that
+ *   remember the deletion would take for an old change);
+ * - every change writes its audit record in the same transaction;
+ * - the version's size counters move with each change, and the write is refused when it would pass
+ *   Versions:MaxEntries or Versions:MaxBytes;
+ * - the whole write becomes one change notice (one stream event), recorded by `commit`.
+ */
+export class EntryWriter {
+  private readonly events: EntryChange[] = [];
+  private readonly sizes: SizeChange[] = [];
+
+  private constructor(
+    private readonly ctx: WriteContext,
+    private readonly options: EntryWriterOptions,
+    /** The version's change-clock value of this write. */
+    readonly timestamp: number,
+  ) {}
+
+  /** Opens a write on a version of the service: advances its clock, or answers 404. */
+  static async open(ctx: WriteContext, options: EntryWriterOptions): Promise<EntryWriter> {
+    const { serviceId, versionId } = options;
+    const timestamp = await ctx.versions.advanceClock(versionId, options.nowMicros, serviceId);
+    if (timestamp === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    return new EntryWriter(ctx, options, timestamp);
+  }
+
+  /**
+   * Creates entries for keys the version does not hold live (a live key answers 409). A key deleted
+   * before gets a new entry whose generation continues after its tombstone's, which it replaces.
+   */
+  async create(inputs: readonly NewEntry[], action: EntryAction = 'Created'): Promise<EntryRecord[]> {
+    const { versionId } = this.options;
+    const created: EntryRecord[] = [];
+    for (const slice of slices(inputs, CHUNK)) {
+      if (created.length > 0) await yieldToEventLoop();
+      const rows = new Map(
+        (
+          await this.ctx.entries.findByKeys(
+            versionId,
+            slice.map((input) => input.key),
+          )
+        ).map((row) => [row.key, row]),
+      );
+      const live = slice.filter((input) => rows.get(input.key)?.deleted === false).map((input) => input.key);
+      if (live.length > 0) {
+        throw AppError.alreadyExists(
+          `An entry with key ${live.map((key) => `"${key}"`).join(', ')} already exists in this version.`,
+        );
+      }
+      const tombstones = slice.flatMap((input) => rows.get(input.key) ?? []);
+      await this.ctx.entries.purge(...tombstones.map((row) => row.id));
+      const entries = slice.map((input): EntryRecord => ({
+        id: this.options.ids.newId(),
+        versionId,
+        ...input,
+        generation: (rows.get(input.key)?.generation ?? 0) + 1,
+        createdAt: this.timestamp,
+        updatedAt: this.timestamp,
+        changedAt: this.timestamp,
+        deleted: false,
+      }));
+      await this.ctx.entries.insertMany(entries);
+      await this.ctx.audit.appendMany(entries.map((entry) => this.auditRecord(action, null, entry)));
+      for (const entry of entries) this.record(null, entry);
+      created.push(...entries);
+    }
+    return created;
+  }
+
+  /** Gives an entry a new value. */
+  async setValue(before: EntryRecord, rawValue: string | null, action: EntryAction = 'ValueSet'): Promise<EntryRecord> {
+    const after = this.next(before, { rawValue });
+    await this.ctx.entries.setValue(before.id, {
+      rawValue,
+      generation: after.generation,
+      changedAt: this.timestamp,
+    });
+    await this.ctx.audit.append(this.auditRecord(action, before, after));
+    this.record(before, after);
+    return after;
+  }
+
+  /** Changes an entry's name, description, group, allowed values or default value (never its type). */
+  async updateMetadata(before: EntryRecord, metadata: EntryMetadata): Promise<EntryRecord> {
+    const after = this.next(before, metadata);
+    await this.ctx.entries.setMetadata(before.id, {
+      ...metadata,
+      generation: after.generation,
+      changedAt: this.timestamp,
+    });
+    await this.ctx.audit.append(this.auditRecord('Updated', before, after));
+    this.record(before, after);
+    return after;
+  }
+
+  /** Deletes an entry: it stays as a tombstone, so a subscriber's backfill reports the deletion. */
+  async delete(before: EntryRecord, action: EntryAction = 'Deleted'): Promise<void> {
+    const tombstone = this.next(before, { rawValue: null, deleted: true });
+    await this.ctx.entries.markDeleted(before.id, { generation: tombstone.generation, changedAt: this.timestamp });
+    await this.ctx.audit.append(this.auditRecord(action, before, null));
+    this.events.push(entryChangeOf(tombstone));
+    this.sizes.push(sizeChange(before, null));
+  }
+
+  /**
+   * Ends the write: checks the version's caps against everything it changed (a refusal rolls the
+   * whole transaction back) and records one change notice holding every changed entry, in order.
+   */
+  async commit(): Promise<void> {
+    const { serviceId, versionId, caps } = this.options;
+    await requireWithinVersionCaps(this.ctx, caps, versionId, totalChange(this.sizes));
+    if (this.events.length === 0) return;
+    this.ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp: this.timestamp, entries: this.events });
+  }
+
+  private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {
+    return {
+      ...before,
+      ...change,
+      generation: before.generation + 1,
+      updatedAt: this.timestamp,
+      changedAt: this.timestamp,
+    };
+  }
+
+  private record(before: EntryRecord | null, after: EntryRecord): void {
+    this.events.push(entryChangeOf(after));
+    this.sizes.push(sizeChange(before, after));
+  }
+
+  /** An entry's audit record carries its version and key, and the change's time on the version clock. */
+  private auditRecord(
+    action: EntryAction,
+    before: EntryRecord | null,
+    after: EntryRecord | null,
+  ): Omit<AuditRecord, 'num'> {
+    const entry = (after ?? before) as EntryRecord;
+    return {
+      id: this.options.ids.newId(),
+      serviceId: this.options.serviceId,
+      entityType: 'Entry',
+      entityId: entry.id,
+      versionId: this.options.versionId,
+      entryKey: entry.key,
+      action,
+      ...this.options.actor,
+      timestamp: this.timestamp,
+      changes: auditChanges(action, before, after),
+    };
+  }
+}
