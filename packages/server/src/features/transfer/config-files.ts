@@ -105,14 +105,26 @@ export function exportEnv(entries: readonly EntryRecord[], header: DocumentHeade
     else lines.push(`${e.key.replaceAll(':', '__')}=${quoted}`);
   }
   if (unquotable.length > 0)
-    throw cannot('env', unquotable, 'hold quotes of every kind with line breaks; use json or yaml');
+    throw cannot(
+      'env',
+      unquotable,
+      'hold a line break together with \', ` and " (or with a written-out \\n), or need quotes and end with a backslash: dotenv cannot read them back exactly; use json or yaml',
+    );
   return `${lines.join('\n')}\n`;
 }
 
-/** A value as dotenv parses it back exactly: bare, '…', `…`, or "…" (where only \n and \r are escapes). */
+/**
+ * A value as dotenv parses it back exactly. Bare when dotenv reads it as it is: it takes the rest of
+ * the line up to a `#`, trimmed, and strips quotes around it. Otherwise quoted with a quote the value
+ * does not hold: '…' or `…` (taken as they are, line breaks included; dotenv turns a carriage return
+ * into a line break, so none may hold one), or "…" (where \n and \r are escapes, so the value's line
+ * breaks are written as them). A backslash before the closing quote would escape it, so a quoted
+ * value may not end with one. Null when nothing fits.
+ */
 function quoteForDotenv(value: string): string | null {
-  if (/^[^\s'"`#\\]*$/.test(value)) return value;
-  if (!/['\n\r]/.test(value)) return `'${value}'`;
+  if (value === '' || /^[^\s'"`#](?:[^#\r\n]*[^\s#])?$/.test(value)) return value;
+  if (value.endsWith('\\')) return null;
+  if (!/['\r]/.test(value)) return `'${value}'`;
   if (!/[`\r]/.test(value)) return `\`${value}\``;
   if (!/["]|\\[nr]/.test(value)) return `"${value.replaceAll('\n', '\\n').replaceAll('\r', '\\r')}"`;
   return null;

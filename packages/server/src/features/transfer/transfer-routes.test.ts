@@ -1,3 +1,4 @@
+import { parse as parseDotenv } from 'dotenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient } from '../../test-support/grpc-client.js';
 import { databaseKinds } from '../../test-support/test-databases.js';
@@ -111,6 +112,37 @@ describe.each(databaseKinds)('compare, export and import on %s', (kind) => {
       ).status,
     ).toBe(404);
     expect((await admin.get(`/api/configversions/${serviceId}/compare?base=${left}`)).status).toBe(400);
+  });
+
+  it('writes any one-line value to env as dotenv reads it back, quotes of every kind included', async () => {
+    const values: Array<[string, string]> = [
+      ['Quotes:All', 'it\'s "all" `three` kinds'],
+      ['Quotes:Single', "'single'"],
+      ['Quotes:Double', '"double"'],
+      ['Quotes:Back', '`back`'],
+      ['Text:Hash', 'a # not a comment'],
+      ['Text:Spaces', '  padded  '],
+      ['Text:Backslash', 'C:\\dir\\n'],
+      ['Text:Lines', 'one\ntwo "and" `more`'],
+      ['Text:Empty', ''],
+      ['Text:TrailingBackslash', 'ends with \\'],
+    ];
+    const v = await version(values.map(([key, raw]) => [key, 1, raw]));
+    const exported = await admin.get(`${versions(v)}/export?format=env`);
+    expect(exported.status, exported.text).toBe(200);
+    const read = parseDotenv(exported.text);
+    for (const [key, raw] of values)
+      expect({ key, value: read[key.replaceAll(':', '__')] }).toEqual({ key, value: raw });
+    const dry = await admin.post(`${versions(v)}/import?format=env`, exported.text, { contentType: 'text/plain' });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.changes).toEqual([]);
+
+    // What no quoting keeps is refused by name, saying what is refused.
+    const refused = await version([['Text:Impossible', 1, 'it\'s "all"\n`three`']]);
+    const answer = await admin.get(`${versions(refused)}/export?format=env`);
+    expect(answer.status).toBe(409);
+    expect(answer.body.detail).toContain('Text:Impossible');
+    expect(answer.body.detail).toMatch(/line break together with ', ` and "/);
   });
 
   it.each([
