@@ -3,10 +3,8 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { localPlugin } from './eslint-rules/no-unsafe-key-write.js';
+import { serverLayers } from './eslint-rules/server-layers.js';
 
-/** The server's feature folders: they use each other only through their index.ts. */
-const FEATURES = ['audit', 'auth', 'entries', 'history', 'ops', 'realtime', 'services', 'transfer', 'versions'];
-const otherFeatureFiles = [...FEATURES.map((f) => `../${f}/*`), '!../*/index.js'];
 
 export default tseslint.config(
   {
@@ -76,35 +74,19 @@ export default tseslint.config(
     },
   },
 
-  // Layering of the server (docs/architecture.md): features use each other through their index.ts;
-  // routes/RPC handlers -> commands/queries -> store interfaces; platform/ knows no feature.
+  // Layering of the server (docs/architecture.md): core/, db/, platform/ and the features, each
+  // feature using only the features it names, no import circles (eslint-rules/server-layers.js).
+  ...serverLayers,
   {
-    files: ['packages/server/src/features/**/*.ts'],
-    ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: otherFeatureFiles,
-              message: 'Another feature is used through its index.ts (its public surface).',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
+    // Inside a feature: routes/RPC handlers -> commands/queries -> core's UnitOfWork.
     files: ['packages/server/src/features/**/*-routes.ts', 'packages/server/src/features/**/*-rpc.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: otherFeatureFiles, message: 'Another feature is used through its index.ts.' },
             {
-              group: ['./*-store.js', '../../db/*', 'kysely', 'pg', 'better-sqlite3'],
+              group: ['kysely', 'pg', 'better-sqlite3'],
               allowTypeImports: true,
               message: 'Routes and RPC handlers call commands and queries; they never touch storage.',
             },
@@ -118,47 +100,21 @@ export default tseslint.config(
       'packages/server/src/features/**/*-commands.ts',
       'packages/server/src/features/**/*-queries.ts',
       'packages/server/src/features/versions/version-registration.ts',
+      'packages/server/src/core/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: otherFeatureFiles, message: 'Another feature is used through its index.ts.' },
             {
               group: ['fastify', '@fastify/*', '@connectrpc/*', 'pg', 'better-sqlite3', 'kysely', './*-routes.js'],
               allowTypeImports: true,
               message:
-                'Commands and queries know neither the transport nor the database driver: only UnitOfWork and stores.',
+                'Commands, queries and core/ know neither the transport nor the database driver: only UnitOfWork and stores.',
             },
           ],
         },
-      ],
-    },
-  },
-  {
-    files: ['packages/server/src/features/**/*-store.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['./*-commands.js', './*-queries.js', './*-routes.js', 'fastify', '@connectrpc/*'],
-              message: 'Stores are the bottom layer: SQL only, no commands, routes or transports.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['packages/server/src/platform/**/*.ts'],
-    ignores: ['**/*.test.ts', 'packages/server/src/platform/server/serve.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['../../features/*', '../features/*'], message: 'platform/ knows no feature.' }] },
       ],
     },
   },

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './platform/config/load-config.js';
-import { createListenerFor, stopGracefully } from './platform/server/serve.js';
+import { createListenerFor, stopGracefully } from './serve.js';
 
 /**
  * Loads the configuration, builds the app and listens at once, so health and readiness answer

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { composeApp, type App, type AppDependencies, type AppInternals } from '../app.js';
 import { loadConfig } from '../platform/config/load-config.js';
 import type { OnePortListener } from '../platform/server/one-port-listener.js';
-import { createListenerFor } from '../platform/server/serve.js';
+import { createListenerFor } from '../serve.js';
 import { encodeNotice } from '../db/notice-wire.js';
 import { CHANGE_CHANNEL } from '../db/pg-change-feed.js';
 import { createTestDatabase, type TestDatabase } from './test-databases.js';

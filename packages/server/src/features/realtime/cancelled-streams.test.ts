@@ -10,7 +10,7 @@ import { RealtimeConfigGrpcService } from '@realtime-config/protocol';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OnePortListener } from '../../platform/server/one-port-listener.js';
-import { createListenerFor } from '../../platform/server/serve.js';
+import { createListenerFor } from '../../serve.js';
 import { GrpcTestClient } from '../../test-support/grpc-client.js';
 import { startTestServer, type TestServer } from '../../test-support/test-server.js';
 

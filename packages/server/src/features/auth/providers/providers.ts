@@ -1,7 +1,7 @@
 import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
 import { createJwtProvider } from '../jwt/jwt-provider.js';
 import { createLocalProvider } from '../local/local-provider.js';
-import { createSamlProvider } from '../saml/saml-provider.js';
+import { createSamlProvider } from '../saml/saml-auth-provider.js';
 import { createOpenIdProvider } from '../openid/openid-provider.js';
 
 /** The active sign-in provider, chosen by Authentication:Provider. */

@@ -4,10 +4,9 @@ import xpath from 'xpath';
 import type { SamlAuthConfig } from '../../../platform/config/app-config.js';
 import { dictionary } from '../../../platform/dictionary.js';
 import { AppError } from '../../../platform/errors.js';
-import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/auth-provider.js';
 import { resolveIdentity, type Claims } from '../identity/identity.js';
 import { fetchIdentityProviderMetadata, type IdentityProviderMetadata } from './saml-metadata.js';
-import { samlRoutes } from './saml-routes.js';
 import { markAssertionUsed, SamlRequestCache } from './saml-state.js';
 
 /** How long a user may spend at the identity provider between our request and its response. */
@@ -157,28 +156,6 @@ export class SamlServiceProvider {
       },
     };
   }
-}
-
-/** The Saml provider: sign-in at the identity provider, the identity from the session's claims. */
-export function createSamlProvider(
-  deps: AuthProviderDependencies,
-): AuthProvider & { readonly sp: SamlServiceProvider } {
-  const settings = deps.config.authentication.saml;
-  if (!settings) throw new Error('Authentication:Saml settings are missing.');
-  const sp = new SamlServiceProvider(settings, deps);
-  return {
-    name: 'Saml',
-    sp,
-    authenticate(request) {
-      const claims = request.session.claims;
-      return Promise.resolve(claims ? resolveIdentity('saml', claims, deps.claimSettings) : null);
-    },
-    async registerRoutes(app) {
-      await app.register(samlRoutes, { sp });
-    },
-    start: () => sp.start(),
-    close: () => Promise.resolve(),
-  };
 }
 
 function refused(detail: string): AppError {

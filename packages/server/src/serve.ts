@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { App } from '../../app.js';
-import { createOnePortListener, type OnePortListener } from './one-port-listener.js';
-import { defaultMaxConnections, raiseOpenFileLimit } from './open-file-limit.js';
+import type { App } from './app.js';
+import { createOnePortListener, type OnePortListener } from './platform/server/one-port-listener.js';
+import { defaultMaxConnections, raiseOpenFileLimit } from './platform/server/open-file-limit.js';
 
 /**
  * The app on its one port (REST, gRPC, TLS), with the listener settings of its configuration.
