@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signingKey, signToken, TestIssuer } from '../../server/src/test-support/test-jwt-issuer.js';
-import { startTestServer, type TestServer } from '../../server/src/test-support/test-server.js';
+import { signingKey, signToken, TestIssuer } from '@realtime-config/test-support/test-jwt-issuer';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 import { EXIT } from './errors.js';
 import { CliUser } from './test-support/run-cli.js';
 

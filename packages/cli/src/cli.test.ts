@@ -2,13 +2,13 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Entry } from '@realtime-config/protocol/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../../server/src/test-support/test-databases.js';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import {
   ADMIN_PASSWORD,
   startTestServer,
   type ApiClient,
   type TestServer,
-} from '../../server/src/test-support/test-server.js';
+} from '@realtime-config/test-support/test-server';
 import { EXIT } from './errors.js';
 import { CliUser, completion, waitForOutput } from './test-support/run-cli.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../server/src/test-support/server-process.js';
+import { findFreePort } from '@realtime-config/test-support/server-process';
 import { connect, type ConfigStatus } from './index.js';
 import {
   databaseKinds,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type ConfigStatus, type LiveConfig } from './index.js';
-import { findFreePort } from '../../server/src/test-support/server-process.js';
+import { findFreePort } from '@realtime-config/test-support/server-process';
 import { openSubscriptions, setValues, startFixture, until, type Fixture } from './test-support/fixtures.js';
 import { paymentsSchema, type PaymentsSchema } from './test-support/payments-schema.js';
 

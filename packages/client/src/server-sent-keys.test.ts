@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plantEntries } from '../../server/src/test-support/planted-entries.js';
+import { plantEntries } from '@realtime-config/test-support/planted-entries';
 import { connect, watchVersion, type WatchedChange } from './index.js';
 import {
   databaseKinds,

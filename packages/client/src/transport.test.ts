@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpsApiClient } from '../../server/src/test-support/https-api-client.js';
+import { HttpsApiClient } from '@realtime-config/test-support/https-api-client';
 import {
   createSelfSignedCertificate,
   type SelfSignedCertificate,
-} from '../../server/src/test-support/self-signed-certificate.js';
-import { startTestServer, type TestServer } from '../../server/src/test-support/test-server.js';
+} from '@realtime-config/test-support/self-signed-certificate';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 import { connect } from './index.js';
 import {
   databaseKinds,
@@ -113,6 +113,8 @@ describe.each(databaseKinds)('a server that answers GetConfig in the Konfigo lay
     const first = await connect(options);
     await setValues(fx.admin, serviceId, first.versionId, { 'Payments:Provider': 'Adyen', 'Payments:Retries': '[7]' });
     await first.close();
+    // With PostgreSQL the snapshot hears of the change through LISTEN, a moment after the REST answer.
+    await fx.server.flushChanges();
 
     const config = await connect(options);
     try {

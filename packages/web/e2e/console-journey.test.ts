@@ -1,7 +1,7 @@
 import { ValueType } from '@realtime-config/protocol';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../server/src/test-support/test-server.js';
+import type { ApiClient } from '@realtime-config/test-support/test-server';
 import { manyEntries, registerVersion } from './support/register-version.js';
 import {
   expectValue,

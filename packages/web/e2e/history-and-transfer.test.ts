@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, type ApiClient } from '../../server/src/test-support/test-server.js';
+import { ADMIN_PASSWORD, type ApiClient } from '@realtime-config/test-support/test-server';
 import {
   expectValue,
   expectVisible,

@@ -1,6 +1,6 @@
 import { checkKey, checkValue, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiClient, type TestServer } from '../../server/src/test-support/test-server.js';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import { checkNewPassword, serviceRules, versionRules } from '../src/rules/form-rules.js';
 
 // The console checks values and fields as the user types with rules/; here the real server answers the

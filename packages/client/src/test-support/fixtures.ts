@@ -9,11 +9,11 @@ import {
   setValue,
   type RestClient,
   type RestEntry,
-} from '../../../server/src/test-support/realtime-fixtures.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../../server/src/test-support/test-server.js';
+} from '@realtime-config/test-support/realtime-fixtures';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import type { ConfigLogger } from '../index.js';
 
-export { databaseKinds } from '../../../server/src/test-support/test-databases.js';
+export { databaseKinds } from '@realtime-config/test-support/test-databases';
 export { entriesByKey, readMetric, setValue, type ApiClient, type RestEntry, type TestServer };
 
 /** A server on a loopback port with an admin session and one fresh service. */

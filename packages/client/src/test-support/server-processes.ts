@@ -8,9 +8,9 @@ import {
   serverProcessArgs,
   startServerProcess,
   type ServerProcess,
-} from '../../../server/src/test-support/server-process.js';
-import { createTestDatabase } from '../../../server/src/test-support/test-databases.js';
-import { ADMIN_PASSWORD, ApiClient } from '../../../server/src/test-support/test-server.js';
+} from '@realtime-config/test-support/server-process';
+import { createTestDatabase } from '@realtime-config/test-support/test-databases';
+import { ADMIN_PASSWORD, ApiClient } from '@realtime-config/test-support/test-server';
 
 /**
  * The real server (main.ts) as child processes sharing one database: `start()` serves on the

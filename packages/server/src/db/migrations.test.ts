@@ -1,6 +1,6 @@
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '../test-support/test-databases.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { openDatabase, type Database } from './database.js';
 import { migrationProvider } from './migrations.js';
 

@@ -6,7 +6,7 @@ import {
   type ApiClient,
   type StartOptions,
   type TestServer,
-} from '../../../server/src/test-support/test-server.js';
+} from '@realtime-config/test-support/test-server';
 
 export const CHROMIUM = '/usr/bin/chromium';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 describe.each(databaseKinds)('audit log API on %s', (kind) => {
   let server: TestServer;

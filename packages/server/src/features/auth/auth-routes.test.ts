@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '../../test-support/test-databases.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import {
   ADMIN_PASSWORD,
   ApiClient,
   startTestServer,
   type ApiResponse,
   type TestServer,
-} from '../../test-support/test-server.js';
+} from '@realtime-config/test-support/test-server';
 
 const UNAUTHORIZED_TYPE = 'https://tools.ietf.org/html/rfc9110#section-15.5.2';
 const FORBIDDEN_TYPE = 'https://tools.ietf.org/html/rfc9110#section-15.5.4';

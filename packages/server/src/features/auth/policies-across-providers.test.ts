@@ -5,7 +5,7 @@ import {
   type ProviderHarness,
   type ProviderName,
   type Who,
-} from '../../test-support/provider-sign-in.js';
+} from '@realtime-config/test-support/provider-sign-in';
 
 /**
  * The same route policies (canAll / canChange) and the same membership rule for every sign-in

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 describe('logs at the most verbose level', () => {
   let server: TestServer;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { eventRows, registerVersion, type EventRow } from '../../test-support/realtime-fixtures.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { eventRows, registerVersion, type EventRow } from '@realtime-config/test-support/realtime-fixtures';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 /**
  * A key deleted and created again continues after its deletion's generation, whichever way it is

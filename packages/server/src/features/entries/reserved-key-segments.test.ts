@@ -3,10 +3,10 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { RealtimeConfigGrpcService, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { plantEntries } from '../../test-support/planted-entries.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { plantEntries } from '@realtime-config/test-support/planted-entries';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 /** Keys with a segment that names an object's prototype in JavaScript; none may be created. */
 const RESERVED = ['__proto__:polluted', 'constructor:prototype:isAdmin', 'App:prototype', 'constructor'];

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeNotice } from '../../core/index.js';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '../../test-support/test-server.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '@realtime-config/test-support/test-server';
 
 interface Entry {
   id: string;

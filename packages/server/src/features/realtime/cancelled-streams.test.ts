@@ -11,8 +11,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OnePortListener } from '../../platform/server/one-port-listener.js';
 import { createListenerFor } from '../../serve.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /** pino's levels: 20 is debug. */
 const DEBUG = 20;

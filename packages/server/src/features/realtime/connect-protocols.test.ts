@@ -15,8 +15,8 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectStream } from '../../test-support/connect-stream.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
+import { ConnectStream } from '@realtime-config/test-support/connect-stream';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import {
   entriesByKey,
   eventRows,
@@ -25,8 +25,8 @@ import {
   rowOf,
   setValue,
   type RestEntry,
-} from '../../test-support/realtime-fixtures.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+} from '@realtime-config/test-support/realtime-fixtures';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 

@@ -1,17 +1,17 @@
 import * as grpc from '@grpc/grpc-js';
 import { ValueType } from '@realtime-config/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient, type Subscription } from '../../test-support/grpc-client.js';
-import { createPgCluster, pgBinaries, type PgCluster } from '../../test-support/pg-cluster.js';
+import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
+import { createPgCluster, pgBinaries, type PgCluster } from '@realtime-config/test-support/pg-cluster';
 import {
   findFreePort,
   killServerProcesses,
   serverProcessArgs,
   startServerProcess,
   type ServerProcess,
-} from '../../test-support/server-process.js';
-import { postgresUrl } from '../../test-support/test-databases.js';
-import { ADMIN_PASSWORD, ApiClient } from '../../test-support/test-server.js';
+} from '@realtime-config/test-support/server-process';
+import { postgresUrl } from '@realtime-config/test-support/test-databases';
+import { ADMIN_PASSWORD, ApiClient } from '@realtime-config/test-support/test-server';
 
 /**
  * PostgreSQL going away under a running service (restart, terminated connections, a stop, a crash)

@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { microsFromTimestamp, timestampFromMicros, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 

@@ -8,11 +8,11 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { RealtimeConfigGrpcService, ValueType, type SubscriptionEvent } from '@realtime-config/protocol';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectStream } from '../../test-support/connect-stream.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { entriesByKey, setValue } from '../../test-support/realtime-fixtures.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { ApiClient, startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { ConnectStream } from '@realtime-config/test-support/connect-stream';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { entriesByKey, setValue } from '@realtime-config/test-support/realtime-fixtures';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { ApiClient, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 const OK = 0;
 const UNAUTHENTICATED = 16;

@@ -11,9 +11,9 @@ import {
 } from '@realtime-config/protocol';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { frameOf, rawGrpcCall } from '../../test-support/raw-grpc.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { frameOf, rawGrpcCall } from '@realtime-config/test-support/raw-grpc';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const CAP = 64 * 1024;
 const RESOURCE_EXHAUSTED = 8;

@@ -8,12 +8,12 @@ import {
   ValueType,
 } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectStream } from '../../test-support/connect-stream.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { HttpsApiClient } from '../../test-support/https-api-client.js';
-import { entriesByKey, eventRows, registerVersion, rowOf, setValue } from '../../test-support/realtime-fixtures.js';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '../../test-support/self-signed-certificate.js';
-import { startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { ConnectStream } from '@realtime-config/test-support/connect-stream';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { HttpsApiClient } from '@realtime-config/test-support/https-api-client';
+import { entriesByKey, eventRows, registerVersion, rowOf, setValue } from '@realtime-config/test-support/realtime-fixtures';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /**
  * Dial the loopback address but check the certificate against (and send SNI for) the name

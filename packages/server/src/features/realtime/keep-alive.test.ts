@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { timestampFromMicros } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /**
  * A TCP relay that can go silent: it stops passing bytes either way without closing anything, as a

@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 /**
  * The client side of the existing Konfigo SDKs, written from their message layout (not their code):

@@ -3,11 +3,11 @@ import * as grpc from '@grpc/grpc-js';
 import { microsFromTimestamp } from '@realtime-config/protocol';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchEntryAudit, type RestEntry } from '../../test-support/change-history.js';
-import { GrpcTestClient, type Subscription } from '../../test-support/grpc-client.js';
-import { observedEventsOf, orderingProblems, type ObservedEvent } from '../../test-support/resuming-subscriber.js';
-import { createTestDatabase, postgresUrl, type TestDatabase } from '../../test-support/test-databases.js';
-import { ADMIN_PASSWORD, startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { fetchEntryAudit, type RestEntry } from '@realtime-config/test-support/change-history';
+import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
+import { observedEventsOf, orderingProblems, type ObservedEvent } from '@realtime-config/test-support/resuming-subscriber';
+import { createTestDatabase, postgresUrl, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { ADMIN_PASSWORD, startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 /**
  * Several server instances on one PostgreSQL database (CONTRACT.md 5: a change committed through

@@ -10,23 +10,23 @@ import {
   isoToMicros,
   type RestEntry,
   type WriteAttempt,
-} from '../../test-support/change-history.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
+} from '@realtime-config/test-support/change-history';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import {
   observedEventsOf,
   orderingProblems,
   ResumingSubscriber,
   type ObservedEvent,
-} from '../../test-support/resuming-subscriber.js';
+} from '@realtime-config/test-support/resuming-subscriber';
 import {
   findFreePort,
   killServerProcesses,
   serverProcessArgs,
   startServerProcess,
   type ServerProcess,
-} from '../../test-support/server-process.js';
-import { createTestDatabase, databaseKinds } from '../../test-support/test-databases.js';
-import { ADMIN_PASSWORD, ApiClient, type ApiResponse } from '../../test-support/test-server.js';
+} from '@realtime-config/test-support/server-process';
+import { createTestDatabase, databaseKinds } from '@realtime-config/test-support/test-databases';
+import { ADMIN_PASSWORD, ApiClient, type ApiResponse } from '@realtime-config/test-support/test-server';
 
 /**
  * The promise of the change stream, tested the hard way: a subscriber that reconnects with the

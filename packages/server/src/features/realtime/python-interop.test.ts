@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { timestampFromMicros, ValueType } from '@realtime-config/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { HttpsApiClient } from '../../test-support/https-api-client.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { HttpsApiClient } from '@realtime-config/test-support/https-api-client';
 import {
   entriesByKey,
   registerVersion,
@@ -12,9 +12,9 @@ import {
   setValue,
   type EventRow,
   type RestClient,
-} from '../../test-support/realtime-fixtures.js';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '../../test-support/self-signed-certificate.js';
-import { startTestServer, type TestServer } from '../../test-support/test-server.js';
+} from '@realtime-config/test-support/realtime-fixtures';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /** Debian's interpreter, where python3-grpcio and python3-protobuf install; not a pyenv one on PATH. */
 const PYTHON = '/usr/bin/python3';

@@ -3,11 +3,11 @@ import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect
 import * as grpc from '@grpc/grpc-js';
 import { RealtimeConfigGrpcService, timestampFromMicros } from '@realtime-config/protocol';
 import { describe, expect, it } from 'vitest';
-import { ConnectStream } from '../../test-support/connect-stream.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { registerVersion } from '../../test-support/realtime-fixtures.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer } from '../../test-support/test-server.js';
+import { ConnectStream } from '@realtime-config/test-support/connect-stream';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { registerVersion } from '@realtime-config/test-support/realtime-fixtures';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer } from '@realtime-config/test-support/test-server';
 
 const SHUTTING_DOWN = /shutting down/;
 

@@ -2,10 +2,10 @@ import http2 from 'node:http2';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { SERVICE_PATH, StartSubscribeRequestSchema, timestampFromMicros } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { entriesByKey, readMetric, registerVersion, setValue } from '../../test-support/realtime-fixtures.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { entriesByKey, readMetric, registerVersion, setValue } from '@realtime-config/test-support/realtime-fixtures';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const CHANGES = 200;
 const VALUE_BYTES = 64 * 1024;

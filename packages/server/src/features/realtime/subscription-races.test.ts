@@ -5,8 +5,8 @@ import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-
 import { RealtimeConfigGrpcService, timestampFromMicros } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores, UnitOfWork } from '../../core/index.js';
-import { ConnectStream } from '../../test-support/connect-stream.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { ConnectStream } from '@realtime-config/test-support/connect-stream';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import { ConfigCalls } from './config-calls.js';
 import { configRpcRoutes } from './config-rpc.js';
 import type { EventBatch } from './event-batch.js';

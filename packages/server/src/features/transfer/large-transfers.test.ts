@@ -10,9 +10,9 @@ import {
 } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 /** The default caps (Versions:MaxEntries, Versions:MaxBytes). */
 const MAX_ENTRIES = 10_000;

@@ -4,16 +4,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { connectTo, plantEntries } from '../../test-support/planted-entries.js';
+import { connectTo, plantEntries } from '@realtime-config/test-support/planted-entries';
 import {
   findFreePort,
   killServerProcesses,
   serverProcessArgs,
   startServerProcess,
   type ServerProcess,
-} from '../../test-support/server-process.js';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '../../test-support/test-databases.js';
-import { ADMIN_PASSWORD, ApiClient } from '../../test-support/test-server.js';
+} from '@realtime-config/test-support/server-process';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { ADMIN_PASSWORD, ApiClient } from '@realtime-config/test-support/test-server';
 
 /** Keys stored before their segments were reserved: they stay data, on every path that reads them. */
 const STORED = [

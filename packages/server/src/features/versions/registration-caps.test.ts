@@ -2,9 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import { ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeNotice } from '../../core/index.js';
-import { GrpcTestClient } from '../../test-support/grpc-client.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 describe.each(databaseKinds)('version caps in CreateVersion on %s', (kind) => {
   let server: TestServer;

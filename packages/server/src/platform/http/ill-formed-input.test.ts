@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiClient, type TestServer } from '../../test-support/test-server.js';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 describe('ill-formed JSON and text over REST', () => {
   let server: TestServer;

@@ -5,10 +5,10 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { SERVICE_PATH, StartSubscribeRequestSchema, timestampFromMicros } from '@realtime-config/protocol';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { frameOf } from '../../test-support/raw-grpc.js';
-import { readMetric } from '../../test-support/realtime-fixtures.js';
-import { databaseKinds } from '../../test-support/test-databases.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { frameOf } from '@realtime-config/test-support/raw-grpc';
+import { readMetric } from '@realtime-config/test-support/realtime-fixtures';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 interface Tracked {
   readonly session: http2.ClientHttp2Session;

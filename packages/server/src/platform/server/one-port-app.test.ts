@@ -3,8 +3,8 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '../../test-support/self-signed-certificate.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 interface Answer {
   status: number;

@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test-support/test-server.js';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /** Opens a TCP connection and resolves once it is established. */
 function connect(port: number): Promise<net.Socket> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../../../test-support/test-databases.js';
-import { startTestServer, type ApiClient, type TestServer } from '../../../test-support/test-server.js';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const KEY_FORMAT = /^rck_[A-Za-z0-9_-]{43}$/;

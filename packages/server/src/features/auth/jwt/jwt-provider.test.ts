@@ -1,7 +1,7 @@
 import { SignJWT, exportSPKI, type JWTPayload } from 'jose';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, databaseKinds } from '../../../test-support/test-databases.js';
+import { createTestDatabase, databaseKinds } from '@realtime-config/test-support/test-databases';
 import {
   JWT_AUDIENCE as AUDIENCE,
   TestIssuer,
@@ -10,8 +10,8 @@ import {
   signingKey,
   type SigningKey,
   type TokenOptions,
-} from '../../../test-support/test-jwt-issuer.js';
-import { ApiClient, startTestServer, type ApiResponse, type TestServer } from '../../../test-support/test-server.js';
+} from '@realtime-config/test-support/test-jwt-issuer';
+import { ApiClient, startTestServer, type ApiResponse, type TestServer } from '@realtime-config/test-support/test-server';
 
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const decodePart = (part: string | undefined): Record<string, unknown> =>

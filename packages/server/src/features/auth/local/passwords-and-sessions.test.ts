@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../../../test-support/test-databases.js';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import {
   ADMIN_PASSWORD,
   ApiClient,
   startTestServer,
   type ApiResponse,
   type TestServer,
-} from '../../../test-support/test-server.js';
+} from '@realtime-config/test-support/test-server';
 
 function expectBadField(res: ApiResponse<any>, field: string): void {
   expect(res.status).toBe(400);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../../../test-support/test-databases.js';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import {
   ADMIN_PASSWORD,
   startTestServer,
   type ApiClient,
   type ApiResponse,
   type TestServer,
-} from '../../../test-support/test-server.js';
+} from '@realtime-config/test-support/test-server';
 
 const HASH_FORMAT = /^pbkdf2-sha256\$310000\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/;
 

@@ -1,15 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser } from '../../../test-support/cookie-browser.js';
+import { Browser } from '@realtime-config/test-support/cookie-browser';
 import {
   OIDC_CLIENT_ID as CLIENT_ID,
   OIDC_CLIENT_SECRET as CLIENT_SECRET,
   TestOidcProvider,
   followToCallback,
-} from '../../../test-support/test-oidc-provider.js';
-import { databaseKinds } from '../../../test-support/test-databases.js';
-import { startTestServer, type TestServer } from '../../../test-support/test-server.js';
+} from '@realtime-config/test-support/test-oidc-provider';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 const ACCOUNTS: Readonly<Record<string, Record<string, unknown>>> = {
   alice: { email: 'alice@example.com', name: 'Alice Admin', groups: ['admin', 'staff'] },

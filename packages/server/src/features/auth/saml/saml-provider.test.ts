@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestServer, type TestServer } from '../../../test-support/test-server.js';
-import { databaseKinds } from '../../../test-support/test-databases.js';
+import { ApiClient, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import {
   IDP_ENTITY_ID,
   SP_ENTITY_ID,
@@ -16,7 +16,7 @@ import {
   responseXml,
   sign,
   type KeyPair,
-} from '../../../test-support/test-saml-idp.js';
+} from '@realtime-config/test-support/test-saml-idp';
 
 interface StartedLogin {
   readonly requestId: string;

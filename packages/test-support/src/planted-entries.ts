@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import type { DatabaseSchema } from '../db/schema.js';
+import type { DatabaseSchema } from '../../server/src/db/schema.js';
 
 /** An entry written straight into the `entries` table, past every rule of the server. */
 export interface PlantedEntry {

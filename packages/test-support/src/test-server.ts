@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { composeApp, type App, type AppDependencies, type AppInternals } from '../app.js';
-import { loadConfig } from '../platform/config/load-config.js';
-import type { OnePortListener } from '../platform/server/one-port-listener.js';
-import { createListenerFor } from '../serve.js';
-import { encodeNotice } from '../db/notice-wire.js';
-import { CHANGE_CHANNEL } from '../db/pg-change-feed.js';
+import { composeApp, type App, type AppDependencies, type AppInternals } from '../../server/src/app.js';
+import { loadConfig } from '../../server/src/platform/config/load-config.js';
+import type { OnePortListener } from '../../server/src/platform/server/one-port-listener.js';
+import { createListenerFor } from '../../server/src/serve.js';
+import { encodeNotice } from '../../server/src/db/notice-wire.js';
+import { CHANGE_CHANNEL } from '../../server/src/db/pg-change-feed.js';
 import { createTestDatabase, type TestDatabase } from './test-databases.js';
 
 export interface ApiResponse<T = unknown> {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ADMIN_PASSWORD } from './test-server.js';
 
-const mainTs = fileURLToPath(new URL('../main.ts', import.meta.url));
+const mainTs = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
 // The child runs in a temporary folder, so the TypeScript loader is given by absolute URL.
 const tsxLoader = pathToFileURL(
   path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs'),
