@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../../platform/errors.js';
 import { isCrossOrigin } from '../../platform/http/same-origin.js';
+import { refuseWhileDefaultPassword } from './default-password.js';
 import type { Claims, Identity, PolicyName } from './identity.js';
 
 export type RoutePolicy = 'public' | 'authenticated' | PolicyName;
@@ -119,6 +120,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     if (policy === 'public') return;
     request.identity = await options.authenticator.authenticate(request);
     if (!request.identity) throw AppError.unauthenticated();
+    refuseWhileDefaultPassword(request, request.identity);
     if (policy !== 'authenticated' && !request.identity.policies.includes(policy)) {
       throw AppError.forbidden(`This operation needs the ${policy} policy.`);
     }
@@ -148,7 +150,10 @@ export function createSessionIdentityReader(
     await new Promise<void>((resolve, reject) =>
       app.decryptSession(signed, request, (error?: unknown) => (error ? reject(toError(error)) : resolve())),
     );
-    return authenticator.authenticate(request);
+    const identity = await authenticator.authenticate(request);
+    // The console's gRPC calls: nothing but the password change until the default is gone.
+    if (identity) refuseWhileDefaultPassword(null, identity);
+    return identity;
   };
 }
 
