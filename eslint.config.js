@@ -58,6 +58,27 @@ export default tseslint.config(
     },
   },
 
+  {
+    // The packed server installs without the private protocol package: its code reaches the generated
+    // protocol only through src/protocol.ts, which compiles it into the package (docs/adr/0010).
+    // A rule of its own (not no-restricted-imports), so the layering rules below still apply.
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@realtime-config/protocol', '@realtime-config/protocol/*'],
+              message: 'Import the protocol through src/protocol.ts, so the packed server carries it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+
   // Layering of the server (docs/architecture.md): features use each other through their index.ts;
   // routes/RPC handlers -> commands/queries -> store interfaces; platform/ knows no feature.
   {

@@ -24,6 +24,11 @@ export default defineConfig({
         },
       },
       {
+        // The repository's own scripts (plain JavaScript, run by node before anything is built).
+        extends: true,
+        test: { name: 'scripts', include: ['scripts/**/*.test.mjs'] },
+      },
+      {
         // The command line: the built binary against a real server; builds it once first.
         extends: true,
         test: {

@@ -10,7 +10,7 @@ import {
   type IsVersionExistResponse,
   type KonfigoGetConfigResponse,
   type StartSubscribeRequest,
-} from '@realtime-config/protocol';
+} from '../../protocol.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { AppError } from '../../platform/errors.js';
 import { actorOfCaller, requireServiceAccess, type Caller, type ServiceAction } from '../access/index.js';

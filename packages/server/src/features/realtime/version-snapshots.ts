@@ -6,7 +6,7 @@ import {
   timestampFromMicros,
   type GetConfigResponse,
   type KonfigoGetConfigResponse,
-} from '@realtime-config/protocol';
+} from '../../protocol.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { entryChangeOf, type ChangeHub, type ChangeNotice, type EntryChange } from './change-hub.js';
 import { grpcFrame } from './native-grpc.js';
