@@ -183,7 +183,10 @@ function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
 }
 
 function readAuthentication(reader: ConfigReader): AuthenticationConfig {
+  const issuesBefore = reader.issues.length;
   const provider: AuthProviderName = reader.read('Authentication:Provider');
+  // An unknown provider is the problem: the default's settings are not reported as missing too.
+  const checkProvider = reader.issues.length === issuesBefore;
   return {
     provider,
     emailClaimType: reader.read('Authentication:EmailClaimType'),
@@ -201,9 +204,9 @@ function readAuthentication(reader: ConfigReader): AuthenticationConfig {
     },
     // Settings of inactive providers are neither checked nor returned, so a file can keep
     // several providers' settings side by side and switch with Authentication:Provider alone.
-    openId: provider === 'OpenId' ? readOpenId(reader) : null,
-    jwt: provider === 'Jwt' ? readJwt(reader) : null,
-    saml: provider === 'Saml' ? readSaml(reader) : null,
+    openId: checkProvider && provider === 'OpenId' ? readOpenId(reader) : null,
+    jwt: checkProvider && provider === 'Jwt' ? readJwt(reader) : null,
+    saml: checkProvider && provider === 'Saml' ? readSaml(reader) : null,
   };
 }
 
