@@ -41,7 +41,7 @@ export async function migrateSchema(db: Kysely<unknown>, dialect: Dialect): Prom
  * order of migrations can reconcile: that stops the start.
  */
 async function newerThan(db: Kysely<unknown>, known: readonly string[]): Promise<string[] | null> {
-  const tables = await db.introspection.getTables();
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
   if (!tables.some((table) => table.name === DEFAULT_MIGRATION_TABLE)) return null;
   const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
   const applied = new Set(rows.rows.map((row) => row.name));
