@@ -24,9 +24,10 @@ export default defineConfig({
         },
       },
       {
-        // The repository's own scripts (plain JavaScript, run by node before anything is built).
+        // The repository's own scripts (plain JavaScript, run by node before anything is built) and
+        // the deployment files.
         extends: true,
-        test: { name: 'scripts', include: ['scripts/**/*.test.mjs'] },
+        test: { name: 'repository', include: ['scripts/**/*.test.mjs', 'deploy/**/*.test.mjs'] },
       },
       {
         // The command line: the built binary against a real server; builds it once first.
