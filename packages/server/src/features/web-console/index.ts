@@ -9,7 +9,7 @@ import { snapshotConsole } from './console-snapshot.js';
 
 /**
  * The console that comes with the server: packages/web/dist in a checkout, or the `console` folder
- * that packing copies into the server's package (scripts/pack-console.mjs).
+ * that packing copies into the server's package (scripts/prepack.mjs).
  */
 export function shippedConsoleDir(): string {
   const checkout = path.join(serverPackageRoot, '..', 'web', 'dist');
