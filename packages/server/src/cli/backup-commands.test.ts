@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   findFreePort,
   killServerProcesses,
@@ -206,6 +206,7 @@ describe('realtime-config-server backup and restore with PostgreSQL', () => {
 
   it('declines backup with exit 2 and points to pg_dump', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'rc-pg-backup-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const result = await runServerCommand(['backup', path.join(dir, 'x.db'), url, LOCAL]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('pg_dump');

@@ -21,8 +21,22 @@ async function waitUntilReady(client: ApiClient, output: () => string): Promise<
   }
 }
 
-function run(command: string, args: readonly string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+/**
+ * The headers of the Node running the tests, when its folder has them: better-sqlite3 is compiled at
+ * install for this Node (.ci/test-on-node runs the suite on a Node from the registry too).
+ */
+function nodeHeaders(): Record<string, string> {
+  const prefix = path.resolve(path.dirname(process.execPath), '..');
+  return existsSync(path.join(prefix, 'include', 'node', 'common.gypi')) ? { npm_config_nodedir: prefix } : {};
+}
+
+function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): string {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   }
@@ -49,7 +63,12 @@ describe('the packed server, installed from its tarball into an empty folder', (
     run('npm', ['pack', '--silent', '-w', '@realtime-config/server', '--pack-destination', packed], repoRoot);
     const tarball = readdirSync(packed).find((name) => name.endsWith('.tgz'));
     expect(tarball).toBeDefined();
-    run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(packed, tarball!)], machine);
+    run(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(packed, tarball!)],
+      machine,
+      nodeHeaders(),
+    );
 
     const port = await findFreePort();
     mkdirSync(path.dirname(configFile));

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { migrationProvider } from '../db/migrations.js';
 import { runServerCommand } from '../test-support/server-process.js';
 import { createTestDatabase, postgresUrl } from '../test-support/test-databases.js';
@@ -16,7 +16,9 @@ async function migrationNames(): Promise<string[]> {
 
 describe('realtime-config-server migrate', () => {
   it('creates the embedded database in a fresh folder with every migration, then finds nothing to do', async () => {
-    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'rc-migrate-')), 'data');
+    const folder = mkdtempSync(path.join(tmpdir(), 'rc-migrate-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const dataDir = path.join(folder, 'data');
     const first = await runServerCommand(['migrate', `--Database:DataDir=${dataDir}`, LOCAL]);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     const names = await migrationNames();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,11 +31,12 @@ export async function runServerCommand(
   args: readonly string[],
   options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
 ): Promise<CommandResult> {
+  const cwd = options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-cmd-'));
   const child = spawn(
     process.execPath,
     ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args],
     {
-      cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-cmd-')),
+      cwd,
       env: { PATH: process.env.PATH ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -45,6 +46,7 @@ export async function runServerCommand(
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'close')) as [number | null];
+  if (options.cwd === undefined) rmSync(cwd, { recursive: true, force: true });
   return { code, stdout, stderr };
 }
 
