@@ -11,7 +11,7 @@ import { ApiClient } from '../test-support/test-server.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 /** Packing may build, and installing compiles better-sqlite3 when no prebuilt binary can be had. */
-const INSTALL_TIMEOUT_MS = 10 * 60_000;
+const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
 async function waitUntilReady(client: ApiClient, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
