@@ -5,7 +5,6 @@ import tseslint from 'typescript-eslint';
 import { localPlugin } from './eslint-rules/no-unsafe-key-write.js';
 import { serverLayers } from './eslint-rules/server-layers.js';
 
-
 export default tseslint.config(
   {
     ignores: [
@@ -70,6 +69,27 @@ export default tseslint.config(
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Configuration comes from AppConfig.' },
+      ],
+    },
+  },
+
+  {
+    // The packed server installs without the private protocol package: its code reaches the generated
+    // protocol only through src/protocol.ts, which compiles it into the package (docs/adr/0010).
+    // A rule of its own (not no-restricted-imports), so the layering rules below still apply.
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@realtime-config/protocol', '@realtime-config/protocol/*'],
+              message: 'Import the protocol through src/protocol.ts, so the packed server carries it.',
+            },
+          ],
+        },
       ],
     },
   },

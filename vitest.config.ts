@@ -25,6 +25,12 @@ export default defineConfig({
         },
       },
       {
+        // The repository's own scripts (plain JavaScript, run by node before anything is built) and
+        // the deployment files.
+        extends: true,
+        test: { name: 'repository', include: ['scripts/**/*.test.mjs', 'deploy/**/*.test.mjs'] },
+      },
+      {
         // The command line: the built binary against a real server; builds it once first.
         extends: true,
         test: {

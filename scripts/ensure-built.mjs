@@ -2,6 +2,8 @@
 // Builds the workspace packages (`npm run build`) only when a source file changed since the last
 // successful build, so `npm start` does not recompile every time. Several starts from one checkout
 // at once build at most once: a lock folder serializes them and each re-checks after waiting.
+// The console in packages/web/dist must also be a complete production build (console-build.mjs):
+// one built in development mode, or half built, is built again.
 //
 // Usage: node scripts/ensure-built.mjs [--quiet]
 // Used by `npm start` and by the root `prepare` script (after `npm ci`). In a production install
@@ -13,6 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { consoleBuildProblem } from './console-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stateDir = join(root, '.build');
@@ -45,6 +48,14 @@ function newestInput() {
 }
 
 const upToDate = () => existsSync(stamp) && statSync(stamp).mtimeMs >= newestInput();
+const consoleProblem = () => consoleBuildProblem(join(root, 'packages/web/dist'));
+// A shell's NODE_ENV=development would make Vite build React's development code.
+const buildEnv = { ...process.env, NODE_ENV: 'production' };
+
+function run(args) {
+  const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit', env: buildEnv });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
 
 function compilerInstalled() {
   try {
@@ -75,9 +86,9 @@ async function withLock(work) {
   }
 }
 
-if (upToDate()) process.exit(0);
+if (upToDate() && consoleProblem() === null) process.exit(0);
 if (!compilerInstalled()) {
-  if (existsSync(join(root, 'packages/server/dist/main.js'))) {
+  if (existsSync(join(root, 'packages/server/dist/server/src/main.js'))) {
     say('No dev dependencies (production install): using the existing build.');
     process.exit(0);
   }
@@ -87,13 +98,24 @@ if (!compilerInstalled()) {
   process.exit(1);
 }
 await withLock(async () => {
-  if (upToDate()) return; // another start built it while this one waited
-  const started = Date.now();
-  say('Building (sources changed since the last build)…');
-  const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-  // The stamp is the start time: a file saved during the build makes the next start build again.
-  writeFileSync(stamp, '');
-  utimesSync(stamp, started / 1000, started / 1000);
-  say(`Built in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  // Another start may have built while this one waited: each step checks again.
+  if (!upToDate()) {
+    const started = Date.now();
+    say('Building (sources changed since the last build)…');
+    run(['run', 'build', '--silent']);
+    // The stamp is the start time: a file saved during the build makes the next start build again.
+    writeFileSync(stamp, '');
+    utimesSync(stamp, started / 1000, started / 1000);
+    say(`Built in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  }
+  const problem = consoleProblem();
+  if (problem !== null) {
+    say(`The web console in packages/web/dist is not a production build (${problem}): building it…`);
+    run(['run', 'build', '--silent', '-w', '@realtime-config/web']);
+    const still = consoleProblem();
+    if (still !== null) {
+      process.stderr.write(`The web console could not be built for production: ${still}\n`);
+      process.exit(1);
+    }
+  }
 });

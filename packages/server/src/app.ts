@@ -170,7 +170,13 @@ export async function composeApp(
 
   /** Everything that needs the database, in order; run again from the top after a connection failure. */
   const connectToDatabase = async (): Promise<void> => {
-    await database.migrate();
+    const { newer } = await database.migrate();
+    if (newer.length > 0) {
+      logger.warn(
+        { migrations: newer },
+        'The database was migrated by a newer release; this instance keeps using the schema it knows until it is replaced.',
+      );
+    }
     signer.setSecret(config.session.secret ?? (await sharedSessionSecret(uow)));
     await authProvider.start();
     await feed.start();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,39 @@ const tsxLoader = pathToFileURL(
 
 /** Keeps the end of a child's output for failure messages; request logs would otherwise pile up. */
 const OUTPUT_TAIL_CHARS = 64 * 1024;
+
+export interface CommandResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the server's command line (main.ts with tsx, as `realtime-config-server …`) to its end:
+ * `migrate`, `backup`, `restore`, `check-config`. Only PATH and the given variables are set.
+ */
+export async function runServerCommand(
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
+): Promise<CommandResult> {
+  const cwd = options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-cmd-'));
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args],
+    {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (options.cwd === undefined) rmSync(cwd, { recursive: true, force: true });
+  return { code, stdout, stderr };
+}
 
 /** A port that was free a moment ago (the OS picks it), for a server that must keep its port across restarts. */
 export async function findFreePort(): Promise<number> {

@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTERNAL_PEOPLE, EXTERNAL_ROLE_ARGS } from '@realtime-config/test-support/provider-sign-in';
-import {
-  OIDC_CLIENT_ID,
-  OIDC_CLIENT_SECRET,
-  TestOidcProvider,
-} from '@realtime-config/test-support/test-oidc-provider';
+import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, TestOidcProvider } from '@realtime-config/test-support/test-oidc-provider';
 import { expectVisible, startConsole, type ConsoleUnderTest } from './support/console.js';
 
 // With an identity provider the console's Sign in button starts the provider's flow and comes back

@@ -86,7 +86,9 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
           `Signed in to ${server} as ${me.id} (${me.provider}; ${me.policies.join(', ') || 'no policies'}).`,
           `Saved in ${file}.`,
           ...(me.passwordChangeRequired
-            ? ['This account still has its default password: change it in the console.']
+            ? [
+                'This account still has its default password: the server refuses it everything else until it is changed (in the web console, or PUT /api/users/me/password).',
+              ]
             : []),
         ].join('\n'),
       );

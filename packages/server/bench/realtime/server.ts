@@ -16,7 +16,7 @@ import { log, onCleanup } from './common.js';
 
 const SERVER_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REPO_ROOT = path.resolve(SERVER_ROOT, '../..');
-const DIST_MAIN = path.join(SERVER_ROOT, 'dist/main.js');
+const DIST_MAIN = path.join(SERVER_ROOT, 'dist/server/src/main.js');
 const SOURCE_MAIN = path.join(SERVER_ROOT, 'src/main.ts');
 export const TSX = import.meta.resolve('tsx');
 

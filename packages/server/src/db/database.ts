@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../platform/config/app-config.js';
-import { translateDatabaseError } from './database-errors.js';
-import { migrationProvider } from './migrations.js';
+import { migrateSchema, type MigrationOutcome } from './schema-migration.js';
 import type { DatabaseSchema } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
 
@@ -18,7 +17,7 @@ export interface Database {
   readonly dialect: Dialect;
   readonly db: Db;
   /** Creates or updates the schema; the first thing that needs the database to answer. */
-  migrate(): Promise<void>;
+  migrate(): Promise<MigrationOutcome>;
   /** Runs the given function in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */
@@ -87,10 +86,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
   return {
     dialect,
     db,
-    async migrate() {
-      const { error } = await new Migrator({ db, provider: migrationProvider(dialect) }).migrateToLatest();
-      if (error) throw translateDatabaseError(new Error('Database migration failed', { cause: error }));
-    },
+    migrate: () => migrateSchema(db as Kysely<unknown>, dialect),
     transaction: (fn) => db.transaction().execute(fn),
     ping: async () => {
       await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
@@ -114,7 +110,10 @@ function refuseUnsupportedNodeForSqlite(): void {
   }
 }
 
+/** The embedded database's file inside Database:DataDir (with its `-wal` and `-shm` beside it). */
+export const SQLITE_FILE_NAME = 'realtime-config.db';
+
 function sqliteFile(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true });
-  return path.join(dataDir, 'realtime-config.db');
+  return path.join(dataDir, SQLITE_FILE_NAME);
 }

@@ -5,6 +5,12 @@ import { serviceNameKey } from './service-name-key.js';
 /**
  * Migrations live in code so the compiled server carries them. Both dialects share one definition;
  * the few differences (auto-increment, 64-bit integers) are chosen by dialect.
+ *
+ * Expand, then contract: a migration may only add (tables; columns that are nullable or have a
+ * default; indexes, unique ones only over columns it adds), because instances of the previous
+ * release keep running on the migrated database until they are replaced one by one. Dropping,
+ * renaming, retyping or tightening what the previous release uses waits for the release after the
+ * one that stopped using it (docs/operations.md, "Upgrades"; schema-evolution.test.ts checks it).
  */
 function initialSchema(dialect: Dialect): Migration {
   // BIGINT in PostgreSQL; SQLite's INTEGER is already 64-bit.

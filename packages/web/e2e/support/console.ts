@@ -7,6 +7,7 @@ import {
   type StartOptions,
   type TestServer,
 } from '@realtime-config/test-support/test-server';
+import { TEST_CONSOLE_DIR_VARIABLE } from './console-dir.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -46,9 +47,17 @@ export interface ConsoleUnderTest {
   close(): Promise<void>;
 }
 
-/** The real server on SQLite serving the built console, and a browser to use it. */
+/**
+ * The real server on SQLite serving the built console, and a browser to use it. The console is the
+ * browser tests' own build (build-console.ts) when they run under vitest, packages/web/dist otherwise
+ * (benchmarks, screenshots).
+ */
 export async function startConsole(options: StartOptions = {}): Promise<ConsoleUnderTest> {
-  const server = await startTestServer(options);
+  const consoleDir = process.env[TEST_CONSOLE_DIR_VARIABLE];
+  const server = await startTestServer({
+    ...options,
+    args: [...(consoleDir ? [`--Server:ConsoleDir=${consoleDir}`] : []), ...(options.args ?? [])],
+  });
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
   return {

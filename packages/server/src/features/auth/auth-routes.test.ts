@@ -601,7 +601,10 @@ describe.each(databaseKinds)('seeded admin on %s', (kind) => {
       try {
         expect(log2.lines.filter(isDefaultPasswordWarning)).toHaveLength(1);
         const admin = await second.client().login('admin', 'admin');
-        expect((await admin.put('/api/users/admin', { password: 'no-longer-default' })).status).toBe(200);
+        // With the default password only its own password change is open to it.
+        expect((await admin.put('/api/users/admin', { password: 'no-longer-default' })).status).toBe(403);
+        const change = { currentPassword: 'admin', newPassword: 'no-longer-default' };
+        expect((await admin.put('/api/users/me/password', change)).status).toBe(204);
       } finally {
         await second.close();
       }

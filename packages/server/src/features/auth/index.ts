@@ -14,3 +14,4 @@ export { createSessionStoreAdapter } from './sessions/session-store.js';
 export type { ClaimSettings } from './identity/identity.js';
 export { createAuthProvider } from './providers/providers.js';
 export { DeferredSigner } from './sessions/session-signer.js';
+export { BUILT_IN_ADMIN_PASSWORD } from './local/local-provider.js';

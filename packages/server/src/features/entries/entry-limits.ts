@@ -1,4 +1,4 @@
-import { MAX_KEY_LENGTH, MAX_RAW_VALUE_LENGTH } from '@realtime-config/protocol';
+import { MAX_KEY_LENGTH, MAX_RAW_VALUE_LENGTH } from '../../protocol.js';
 
 /**
  * Size limits of an entry's fields, the same for the REST API and for versions

@@ -1,4 +1,4 @@
-import { checkKey, checkValue } from '@realtime-config/protocol';
+import { checkKey, checkValue } from '../../protocol.js';
 import {
   actorOf,
   EntryWriter,

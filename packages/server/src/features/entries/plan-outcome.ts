@@ -1,4 +1,4 @@
-import { valueTypeName } from '@realtime-config/protocol';
+import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
 import { Nullable } from '../../platform/http/schemas.js';
 import type { PlanOutcome } from './entry-plans.js';

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeNotice } from '../../core/index.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
-import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '@realtime-config/test-support/test-server';
+import {
+  startTestServer,
+  type ApiClient,
+  type ApiResponse,
+  type TestServer,
+} from '@realtime-config/test-support/test-server';
 
 interface Entry {
   id: string;

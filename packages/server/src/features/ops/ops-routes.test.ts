@@ -1,7 +1,12 @@
 import { pino, type Level } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
-import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '@realtime-config/test-support/test-server';
+import {
+  startTestServer,
+  type ApiClient,
+  type ApiResponse,
+  type TestServer,
+} from '@realtime-config/test-support/test-server';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const STACK_LINE = /\n\s+at /;

@@ -10,7 +10,7 @@ import {
   type IsVersionExistResponse,
   type KonfigoGetConfigResponse,
   type StartSubscribeRequest,
-} from '@realtime-config/protocol';
+} from '../../protocol.js';
 import {
   actorOfCaller,
   requireServiceAccess,

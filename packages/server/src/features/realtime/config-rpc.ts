@@ -1,6 +1,6 @@
 import type { Code } from '@connectrpc/connect';
 import { ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
-import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '@realtime-config/protocol';
+import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '../../protocol.js';
 import type { ConfigCalls } from './config-calls.js';
 import type { EventBatch } from './event-batch.js';
 import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';

@@ -4,7 +4,7 @@ import {
   SubscriptionEventSchema,
   timestampFromMicros,
   type SubscriptionEvent,
-} from '@realtime-config/protocol';
+} from '../../protocol.js';
 import type { EntryChange } from '../../core/index.js';
 import { grpcFrame } from './native-grpc.js';
 

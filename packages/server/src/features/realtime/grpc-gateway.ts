@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type http2 from 'node:http2';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
-import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '@realtime-config/protocol';
+import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '../../protocol.js';
 import type { Metrics } from '../ops/index.js';
 import { configRpcRoutes, type ConfigRpcDependencies } from './config-rpc.js';
 import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';

@@ -11,8 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectStream } from '@realtime-config/test-support/connect-stream';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import { HttpsApiClient } from '@realtime-config/test-support/https-api-client';
-import { entriesByKey, eventRows, registerVersion, rowOf, setValue } from '@realtime-config/test-support/realtime-fixtures';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import {
+  entriesByKey,
+  eventRows,
+  registerVersion,
+  rowOf,
+  setValue,
+} from '@realtime-config/test-support/realtime-fixtures';
+import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from '@realtime-config/test-support/self-signed-certificate';
 import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /**

@@ -5,9 +5,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchEntryAudit, type RestEntry } from '@realtime-config/test-support/change-history';
 import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
-import { observedEventsOf, orderingProblems, type ObservedEvent } from '@realtime-config/test-support/resuming-subscriber';
+import {
+  observedEventsOf,
+  orderingProblems,
+  type ObservedEvent,
+} from '@realtime-config/test-support/resuming-subscriber';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '@realtime-config/test-support/test-databases';
-import { ADMIN_PASSWORD, startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import {
+  ADMIN_PASSWORD,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '@realtime-config/test-support/test-server';
 
 /**
  * Several server instances on one PostgreSQL database (CONTRACT.md 5: a change committed through

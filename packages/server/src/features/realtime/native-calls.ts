@@ -6,7 +6,7 @@ import {
   GetConfigRequestSchema,
   IsVersionExistRequestSchema,
   IsVersionExistResponseSchema,
-} from '@realtime-config/protocol';
+} from '../../protocol.js';
 import type { ConfigCalls } from './config-calls.js';
 import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcFrame, NativeGrpcCall, type NativeLogger } from './native-grpc.js';

@@ -1,5 +1,5 @@
 import http2 from 'node:http2';
-import { StartSubscribeRequestSchema } from '@realtime-config/protocol';
+import { StartSubscribeRequestSchema } from '../../protocol.js';
 import type { EventBatch } from './event-batch.js';
 import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';

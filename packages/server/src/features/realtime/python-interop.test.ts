@@ -13,7 +13,10 @@ import {
   type EventRow,
   type RestClient,
 } from '@realtime-config/test-support/realtime-fixtures';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from '@realtime-config/test-support/self-signed-certificate';
 import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 /** Debian's interpreter, where python3-grpcio and python3-protobuf install; not a pyenv one on PATH. */

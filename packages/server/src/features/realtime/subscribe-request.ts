@@ -1,4 +1,4 @@
-import type { StartSubscribeRequest, Timestamp } from '@realtime-config/protocol';
+import type { StartSubscribeRequest, Timestamp } from '../../protocol.js';
 import { AppError } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 

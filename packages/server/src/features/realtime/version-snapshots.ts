@@ -6,7 +6,7 @@ import {
   timestampFromMicros,
   type GetConfigResponse,
   type KonfigoGetConfigResponse,
-} from '@realtime-config/protocol';
+} from '../../protocol.js';
 import {
   entryChangeOf,
   type ChangeHub,

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
-import { startTestServer, type ApiClient, type ApiResponse, type TestServer } from '@realtime-config/test-support/test-server';
+import {
+  startTestServer,
+  type ApiClient,
+  type ApiResponse,
+  type TestServer,
+} from '@realtime-config/test-support/test-server';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 

@@ -1,4 +1,4 @@
-import { parseValueType, valueTypeName } from '@realtime-config/protocol';
+import { parseValueType, valueTypeName } from '../../protocol.js';
 import type { EntryRecord } from '../../core/index.js';
 import { dictionary, type Dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';

@@ -1,4 +1,4 @@
-import { parseValueType, ValueType } from '@realtime-config/protocol';
+import { parseValueType, ValueType } from '../../protocol.js';
 import type { EntryRecord, Stores } from '../../core/index.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';

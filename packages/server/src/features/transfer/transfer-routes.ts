@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { valueTypeName } from '@realtime-config/protocol';
+import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
 import type { VersionCaps } from '../../core/index.js';
 import { hasPolicy, type EntryRecord } from '../../core/index.js';

@@ -1,4 +1,4 @@
-import { formatNumber, parseBoolean, parseNumber, ValueType } from '@realtime-config/protocol';
+import { formatNumber, parseBoolean, parseNumber, ValueType } from '../../protocol.js';
 
 /**
  * Values in exported files are typed (numbers, booleans, arrays and objects as JSON/YAML values),

@@ -1,4 +1,4 @@
-import { checkKey, checkValue, exceedsLength, isValueType } from '@realtime-config/protocol';
+import { checkKey, checkValue, exceedsLength, isValueType } from '../../protocol.js';
 import {
   auditView,
   EntryWriter,

@@ -1,13 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppConfig } from '../../platform/config/app-config.js';
 import { problemFor, sendProblem } from '../../platform/http/problem-details.js';
+import { serverPackageRoot } from '../../platform/package-info.js';
+import { snapshotConsole } from './console-snapshot.js';
 
-/** packages/web/dist, from src/features/web-console or dist/features/web-console alike. */
-const DEFAULT_ROOT = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
+/**
+ * The console that comes with the server: packages/web/dist in a checkout, or the `console` folder
+ * that packing copies into the server's package (scripts/prepack.mjs).
+ */
+export function shippedConsoleDir(): string {
+  const checkout = path.join(serverPackageRoot, '..', 'web', 'dist');
+  return existsSync(path.join(checkout, 'index.html')) ? checkout : path.join(serverPackageRoot, 'console');
+}
 
 /**
  * Paths the console's router owns. Only these fall back to index.html: an unknown /api, /auth, /saml2,
@@ -17,8 +24,6 @@ export const UI_ROUTES = ['/', '/sign-in', '/account', '/services', '/users'] as
 
 export interface WebConsoleOptions {
   readonly config: AppConfig;
-  /** The built console (index.html and assets/); packages/web/dist by default. */
-  readonly root?: string;
 }
 
 /**
@@ -45,12 +50,20 @@ export function consoleCsp(config: AppConfig): string {
   ].join('; ');
 }
 
-/** Serves the built web console at / (CONTRACT.md section 6) with an SPA fallback for its own routes. */
+/**
+ * Serves the built web console at / (CONTRACT.md section 6) with an SPA fallback for its own routes,
+ * from a copy of the build taken at start (console-snapshot.ts).
+ */
 export const webConsole: FastifyPluginAsync<WebConsoleOptions> = async (app, options) => {
-  const root = options.root ?? DEFAULT_ROOT;
-  const indexFile = path.join(root, 'index.html');
-  const built = existsSync(indexFile);
-  const indexHtml = built ? readFileSync(indexFile) : null;
+  const source = options.config.server.consoleDir ?? shippedConsoleDir();
+  const snapshot = await snapshotConsole(source);
+  if (snapshot) app.addHook('onClose', async () => snapshot.remove());
+  if (snapshot && snapshot.missing.length > 0) {
+    app.log.warn({ source, missing: snapshot.missing }, 'the web console build is incomplete');
+  }
+  const root = snapshot?.dir ?? source;
+  const built = snapshot !== null;
+  const indexHtml = snapshot ? readFileSync(path.join(snapshot.dir, 'index.html')) : null;
   const csp = consoleCsp(options.config);
 
   const sendIndex = async (_request: unknown, reply: FastifyReply) => {

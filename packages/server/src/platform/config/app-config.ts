@@ -39,6 +39,8 @@ export interface ServerConfig {
    * Secure cookies follow the public address.
    */
   readonly trustProxy: readonly string[];
+  /** Server:ConsoleDir: the built web console to serve (resolved); null means the one shipped with the server. */
+  readonly consoleDir: string | null;
 }
 
 export interface DatabaseConfig {

@@ -87,6 +87,11 @@ export const CONFIG_KEYS = {
     docDefault: 'none',
     doc: 'addresses or ranges (`loopback`, `10.0.0.0/8`, …) of reverse proxies whose `X-Forwarded-Proto`/`-Host`/`-For` are believed: sign-in redirect URLs, Secure cookies and the client address of rate limits then follow the public side',
   },
+  'Server:ConsoleDir': {
+    kind: { type: 'optional-text' },
+    docDefault: 'the console that comes with the server',
+    doc: 'folder of the built web console (`index.html` and `assets/`), relative to the working directory. The server serves a copy taken at start, so a rebuild or an upgrade of these files never breaks the console of a running server',
+  },
   'Database:Url': {
     kind: { type: 'optional-text' },
     secret: true,

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 
-import { ConfigError } from './config-error.js';
 import { isKnownSection } from './config-schema.js';
 
 /**
@@ -25,27 +24,38 @@ export interface CommandLine {
   readonly source: ConfigSource;
 }
 
+/** Where the readers of sources report what they cannot use; they carry on with the rest. */
+export type Problems = (message: string) => void;
+
 /**
  * Reads one JSON settings file. A missing file is only an error when the user named it
- * explicitly (`required`); a file that exists but cannot be read or parsed always is.
+ * explicitly (`required`); a file that exists but cannot be read or parsed always is. A file
+ * with a problem adds nothing, so the other sources are still read and checked.
  */
-export function readJsonSource(path: string, options: { readonly required: boolean }): ConfigSource | undefined {
+export function readJsonSource(
+  path: string,
+  options: { readonly required: boolean },
+  problem: Problems,
+): ConfigSource | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (!options.required && errorCode(error) === 'ENOENT') return undefined;
-    throw new ConfigError(`cannot read configuration file ${path} (${errorCode(error) ?? describe(error)})`);
+    problem(`cannot read configuration file ${path} (${errorCode(error) ?? describe(error)})`);
+    return undefined;
   }
   let parsed: unknown;
   try {
     // Editors on Windows like to save a byte-order mark, which JSON.parse rejects.
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new ConfigError(`configuration file ${path} is not valid JSON (${describe(error)})`);
+    problem(`configuration file ${path} is not valid JSON (${describe(error)})`);
+    return undefined;
   }
   if (!isJsonObject(parsed)) {
-    throw new ConfigError(`configuration file ${path} must contain a JSON object`);
+    problem(`configuration file ${path} must contain a JSON object`);
+    return undefined;
   }
   const entries: RawEntry[] = [];
   for (const [name, value] of Object.entries(parsed)) {
@@ -74,16 +84,17 @@ export function readEnvironmentSource(env: Readonly<Record<string, string | unde
 
 /**
  * Parses `--config PATH`, `--config=PATH`, `--Section:Key=value` and `--Section:Key value`.
- * Anything else is rejected: a command line is typed on purpose, so a stray word is a mistake
+ * Anything else is reported: a command line is typed on purpose, so a stray word is a mistake
  * worth reporting rather than ignoring.
  */
-export function parseCommandLine(argv: readonly string[]): CommandLine {
+export function parseCommandLine(argv: readonly string[], problem: Problems): CommandLine {
   let configPath: string | undefined;
   const entries: RawEntry[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (!arg.startsWith('--') || arg.length === 2) {
-      throw new ConfigError(`unexpected command-line argument ${JSON.stringify(arg)} (expected --Section:Key=value)`);
+      problem(`unexpected command-line argument ${JSON.stringify(arg)} (expected --Section:Key=value)`);
+      continue;
     }
     const body = arg.slice(2);
     const equals = body.indexOf('=');
@@ -94,19 +105,48 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     } else {
       const next = argv[i + 1];
       if (next === undefined || next.startsWith('--')) {
-        throw new ConfigError(`command-line argument --${name} needs a value (--${name}=value)`);
+        problem(`command-line argument --${name} needs a value (--${name}=value)`);
+        continue;
       }
       value = next;
       i++;
     }
     if (name.toLowerCase() === 'config') {
-      if (value === '') throw new ConfigError('command-line argument --config needs a file path');
-      configPath = value;
+      if (value === '') problem('command-line argument --config needs a file path');
+      else configPath = value;
       continue;
     }
     entries.push({ segments: name.split(':'), value, origin: `command-line argument --${name}` });
   }
   return { configPath, source: { entries } };
+}
+
+/**
+ * Splits a command line into the configuration arguments (`--config`, `--Section:Key[=value]`
+ * with the value that follows when there is no `=`) and the rest (a subcommand, its operands and
+ * options), so that configuration can be given before or after a subcommand.
+ */
+export function separateConfigArguments(argv: readonly string[]): {
+  readonly config: string[];
+  readonly rest: string[];
+} {
+  const config: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const name = arg.startsWith('--') ? (arg.slice(2).split('=')[0] ?? '') : '';
+    if (name.toLowerCase() !== 'config' && !name.includes(':')) {
+      rest.push(arg);
+      continue;
+    }
+    config.push(arg);
+    const next = argv[i + 1];
+    if (!arg.includes('=') && next !== undefined && !next.startsWith('--')) {
+      config.push(next);
+      i++;
+    }
+  }
+  return { config, rest };
 }
 
 function flattenJson(value: unknown, segments: readonly string[], origin: string, out: RawEntry[]): void {

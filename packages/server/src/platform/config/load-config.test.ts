@@ -88,6 +88,7 @@ describe('loadConfig defaults', () => {
       maxConnectionsPerAddress: 0,
       idleTimeoutSeconds: 120,
       trustProxy: [],
+      consoleDir: null,
     });
     expect(config.database).toEqual({ url: null, dataDir: join(dir, 'data') });
     expect(config.authentication.provider).toBe('Saml');
@@ -208,6 +209,37 @@ describe('loadConfig sources', () => {
 
   it('rejects stray command-line arguments', () => {
     expect(errorOf(() => loadLocal({ argv: ['serve'] })).message).toContain('"serve"');
+  });
+
+  it('names every problem of every source at once, even when a file cannot be read', () => {
+    writeJson('appsettings.json', '{ "Server": ');
+    const error = errorOf(() =>
+      loadLocal({
+        argv: ['--Server:Port=eighty', 'stray', '--Logging:Level'],
+        env: { APP_ENV: '../etc', Session__Secret: 'short', Grpc__KeepAliveSeconds: '-1' },
+      }),
+    );
+    expect(error.issues).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('not valid JSON'),
+        expect.stringContaining('APP_ENV'),
+        expect.stringContaining('"stray"'),
+        expect.stringContaining('--Logging:Level needs a value'),
+        expect.stringContaining('Server:Port must be'),
+        expect.stringContaining('Session:Secret must be at least 32'),
+        expect.stringContaining('Grpc:KeepAliveSeconds must be a positive number'),
+      ]),
+    );
+    expect(error.issues).toHaveLength(7);
+  });
+
+  it('resolves Server:ConsoleDir against the working directory and wants a built console there', () => {
+    expect(errorOf(() => loadLocal({ argv: ['--Server:ConsoleDir=console'] })).issues).toEqual([
+      `Server:ConsoleDir must name a built web console (a folder with index.html): ${join(dir, 'console')}`,
+    ]);
+    mkdirSync(join(dir, 'console'));
+    writeFileSync(join(dir, 'console', 'index.html'), '<!doctype html>');
+    expect(loadLocal({ argv: ['--Server:ConsoleDir=console'] }).server.consoleDir).toBe(join(dir, 'console'));
   });
 
   it('ignores top-level sections of other tools in files', () => {

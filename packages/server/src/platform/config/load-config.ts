@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 
@@ -23,6 +23,7 @@ import {
   readEnvironmentSource,
   readJsonSource,
   type ConfigSource,
+  type Problems,
 } from './config-sources.js';
 import { ConfigValues } from './config-values.js';
 
@@ -43,23 +44,28 @@ export interface LoadConfigOptions {
  * Throws one ConfigError listing every problem; otherwise returns a deeply frozen AppConfig.
  */
 export function loadConfig(options: LoadConfigOptions): AppConfig {
-  const environment = environmentName(options.env);
-  const commandLine = parseCommandLine(options.argv);
+  // Every source is read even when an earlier one has a problem, so one run names everything wrong.
+  const sourceIssues: string[] = [];
+  const problem = (message: string): void => void sourceIssues.push(message);
+  const environment = environmentName(options.env, problem);
+  const commandLine = parseCommandLine(options.argv, problem);
   const explicitFile = commandLine.configPath !== undefined;
   const basePath = resolve(options.cwd, commandLine.configPath ?? 'appsettings.json');
 
   const sources: ConfigSource[] = [];
-  const baseFile = readJsonSource(basePath, { required: explicitFile });
+  const baseFile = readJsonSource(basePath, { required: explicitFile }, problem);
   if (baseFile !== undefined) sources.push(baseFile);
-  const environmentFile = readJsonSource(join(dirname(basePath), `appsettings.${environment}.json`), {
-    required: false,
-  });
+  const environmentFile = readJsonSource(
+    join(dirname(basePath), `appsettings.${environment}.json`),
+    { required: false },
+    problem,
+  );
   if (environmentFile !== undefined) sources.push(environmentFile);
   sources.push(readEnvironmentSource(options.env), commandLine.source);
 
   const values = new ConfigValues(sources);
   const reader = new ConfigReader(values);
-  for (const issue of values.findStructureIssues()) reader.problem(issue);
+  for (const issue of [...sourceIssues, ...values.findStructureIssues()]) reader.problem(issue);
 
   const config: AppConfig = {
     environment,
@@ -81,14 +87,13 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
   return deepFreeze(config);
 }
 
-function environmentName(env: Readonly<Record<string, string | undefined>>): string {
+function environmentName(env: Readonly<Record<string, string | undefined>>, problem: Problems): string {
   const name = env['APP_ENV']?.trim() ?? '';
   if (name === '') return 'Production';
   // The name becomes part of a file name; a path in it would read settings from elsewhere.
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
-    throw new ConfigError(
-      `APP_ENV must be a plain name such as Production or Development (got ${JSON.stringify(name)})`,
-    );
+    problem(`APP_ENV must be a plain name such as Production or Development (got ${JSON.stringify(name)})`);
+    return 'Production';
   }
   return name;
 }
@@ -104,7 +109,18 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
     maxConnectionsPerAddress: reader.read('Server:MaxConnectionsPerAddress'),
     idleTimeoutSeconds: reader.read('Server:IdleTimeoutSeconds'),
     trustProxy: reader.read('Server:TrustProxy'),
+    consoleDir: readConsoleDir(reader, cwd),
   };
+}
+
+function readConsoleDir(reader: ConfigReader, cwd: string): string | null {
+  const value = reader.read('Server:ConsoleDir');
+  if (value === null) return null;
+  const dir = resolve(cwd, value);
+  if (!existsSync(join(dir, 'index.html'))) {
+    reader.problem(`Server:ConsoleDir must name a built web console (a folder with index.html): ${dir}`);
+  }
+  return dir;
 }
 
 function readTls(reader: ConfigReader, cwd: string): TlsConfig | null {
@@ -170,7 +186,10 @@ function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
 }
 
 function readAuthentication(reader: ConfigReader): AuthenticationConfig {
+  const issuesBefore = reader.issues.length;
   const provider: AuthProviderName = reader.read('Authentication:Provider');
+  // An unknown provider is the problem: the default's settings are not reported as missing too.
+  const checkProvider = reader.issues.length === issuesBefore;
   return {
     provider,
     emailClaimType: reader.read('Authentication:EmailClaimType'),
@@ -188,9 +207,9 @@ function readAuthentication(reader: ConfigReader): AuthenticationConfig {
     },
     // Settings of inactive providers are neither checked nor returned, so a file can keep
     // several providers' settings side by side and switch with Authentication:Provider alone.
-    openId: provider === 'OpenId' ? readOpenId(reader) : null,
-    jwt: provider === 'Jwt' ? readJwt(reader) : null,
-    saml: provider === 'Saml' ? readSaml(reader) : null,
+    openId: checkProvider && provider === 'OpenId' ? readOpenId(reader) : null,
+    jwt: checkProvider && provider === 'Jwt' ? readJwt(reader) : null,
+    saml: checkProvider && provider === 'Saml' ? readSaml(reader) : null,
   };
 }
 

@@ -3,7 +3,10 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from '@realtime-config/test-support/self-signed-certificate';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 interface Answer {

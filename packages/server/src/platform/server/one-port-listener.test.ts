@@ -5,7 +5,10 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '@realtime-config/test-support/self-signed-certificate';
+import {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+} from '@realtime-config/test-support/self-signed-certificate';
 import {
   classifyConnection,
   createOnePortListener,

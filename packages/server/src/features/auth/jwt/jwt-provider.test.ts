@@ -11,7 +11,12 @@ import {
   type SigningKey,
   type TokenOptions,
 } from '@realtime-config/test-support/test-jwt-issuer';
-import { ApiClient, startTestServer, type ApiResponse, type TestServer } from '@realtime-config/test-support/test-server';
+import {
+  ApiClient,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '@realtime-config/test-support/test-server';
 
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const decodePart = (part: string | undefined): Record<string, unknown> =>

@@ -25,7 +25,7 @@ export function createLocalProvider(
       if (await accounts.seedAdmin(defaultAdminUsername, defaultAdminPassword, BUILT_IN_ADMIN_PASSWORD)) {
         deps.logger.warn(
           { username: defaultAdminUsername },
-          'The admin account still has the built-in default password. Sign in and change it (the web UI asks at once; or PUT /api/users/me/password).',
+          'The admin account still has the built-in default password: the API refuses it everything but signing in and changing the password. Sign in and change it (the web console asks at once; or PUT /api/users/me/password).',
         );
       }
     },

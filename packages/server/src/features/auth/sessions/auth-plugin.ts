@@ -6,6 +6,7 @@ import type { Identity, PolicyName } from '../../../core/index.js';
 import { AppError } from '../../../platform/errors.js';
 import { isCrossOrigin } from '../../../platform/http/same-origin.js';
 import type { Claims } from '../identity/identity.js';
+import { refuseWhileDefaultPassword } from '../local/default-password.js';
 
 export type RoutePolicy = 'public' | 'authenticated' | PolicyName;
 
@@ -120,6 +121,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     if (policy === 'public') return;
     request.identity = await options.authenticator.authenticate(request);
     if (!request.identity) throw AppError.unauthenticated();
+    refuseWhileDefaultPassword(request, request.identity);
     if (policy !== 'authenticated' && !request.identity.policies.includes(policy)) {
       throw AppError.forbidden(`This operation needs the ${policy} policy.`);
     }
@@ -149,7 +151,10 @@ export function createSessionIdentityReader(
     await new Promise<void>((resolve, reject) =>
       app.decryptSession(signed, request, (error?: unknown) => (error ? reject(toError(error)) : resolve())),
     );
-    return authenticator.authenticate(request);
+    const identity = await authenticator.authenticate(request);
+    // The console's gRPC calls: nothing but the password change until the default is gone.
+    if (identity) refuseWhileDefaultPassword(null, identity);
+    return identity;
   };
 }
 
