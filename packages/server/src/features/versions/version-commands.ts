@@ -14,6 +14,8 @@ import type { IdGenerator } from '../../platform/ids.js';
 export interface VersionFields {
   readonly versionLabel: string;
   readonly description: string | null;
+  /** Left out: unchanged (false for a new version). */
+  readonly protected?: boolean;
 }
 
 export class VersionCommands {
@@ -29,7 +31,15 @@ export class VersionCommands {
         await requireService(ctx, serviceId);
         await requireFreeLabel(ctx, serviceId, fields.versionLabel);
         const now = this.clock.nowMicros();
-        const version: VersionRecord = { id: this.ids.newId(), serviceId, ...fields, createdAt: now, updatedAt: now };
+        const version: VersionRecord = {
+          id: this.ids.newId(),
+          serviceId,
+          versionLabel: fields.versionLabel,
+          description: fields.description,
+          protected: fields.protected ?? false,
+          createdAt: now,
+          updatedAt: now,
+        };
         await ctx.versions.insert(version);
         await ctx.audit.append({
           id: this.ids.newId(),
@@ -55,10 +65,14 @@ export class VersionCommands {
         const before = await requireVersion(ctx, serviceId, versionId);
         if (before.versionLabel !== fields.versionLabel) await requireFreeLabel(ctx, serviceId, fields.versionLabel);
         const now = this.clock.nowMicros();
-        const after = await ctx.versions.update(versionId, fields, now);
+        const after = await ctx.versions.update(
+          versionId,
+          { ...fields, protected: fields.protected ?? before.protected },
+          now,
+        );
         if (!after) throw versionNotFound(versionId);
         // Caches that look versions up by label must hear of a rename.
-        const timestamp = (await ctx.versions.advanceClock(versionId, now)) ?? now;
+        const timestamp = (await ctx.versions.advanceClock(versionId, now))?.timestamp ?? now;
         ctx.recordChange({ kind: 'version-updated', serviceId, versionId, timestamp, entries: [] });
         await ctx.audit.append({
           id: this.ids.newId(),

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf, type VersionRecord } from '../../core/index.js';
+import { actorOfCaller, type VersionRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/index.js';
+import { callerOf } from '../auth/index.js';
 import type { VersionCommands } from './version-commands.js';
 import type { VersionQueries } from './version-queries.js';
 
@@ -13,6 +13,9 @@ const VersionSchema = Type.Object(
     serviceId: Uuid,
     versionLabel: Type.String(),
     description: Nullable(Type.String()),
+    protected: Type.Boolean({
+      description: 'Changes of its entries go through change requests, approved by another editor or owner',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -23,6 +26,9 @@ const versionRef = Type.Unsafe<ReturnType<typeof versionOf>>({ $ref: 'Version#' 
 const VersionBody = Type.Object({
   versionLabel: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
+  protected: Type.Optional(
+    Type.Boolean({ description: 'Protects the version (owners): its changes then need a reviewed change request' }),
+  ),
 });
 
 function versionOf(v: VersionRecord) {
@@ -41,7 +47,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.get(
     '/api/configversions/:serviceId',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         params: serviceParams,
@@ -54,7 +60,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.get(
     '/api/configversions/:serviceId/:versionId',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: { tags, params, response: { 200: versionRef, ...problems(400, 401, 403, 404) } },
     },
     async (request) => versionOf(await queries.get(request.params.serviceId, request.params.versionId)),
@@ -63,7 +69,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.post(
     '/api/configversions/:serviceId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         params: serviceParams,
@@ -72,7 +78,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
       },
     },
     async (request, reply) => {
-      const version = await commands.create(actorOf(identityOf(request)), request.params.serviceId, {
+      const version = await commands.create(actorOfCaller(callerOf(request)), request.params.serviceId, {
         versionLabel: request.body.versionLabel,
         description: request.body.description ?? null,
       });
@@ -83,12 +89,12 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.put(
     '/api/configversions/:serviceId/:versionId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: { tags, params, body: VersionBody, response: { 200: versionRef, ...problems(400, 401, 403, 404, 409) } },
     },
     async (request) =>
       versionOf(
-        await commands.update(actorOf(identityOf(request)), request.params.serviceId, request.params.versionId, {
+        await commands.update(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId, {
           versionLabel: request.body.versionLabel,
           description: request.body.description ?? null,
         }),
@@ -98,7 +104,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.delete(
     '/api/configversions/:serviceId/:versionId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         summary: 'Delete a version with its entries',
@@ -107,7 +113,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
       },
     },
     async (request, reply) => {
-      await commands.delete(actorOf(identityOf(request)), request.params.serviceId, request.params.versionId);
+      await commands.delete(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId);
       return reply.code(204).send(null);
     },
   );
