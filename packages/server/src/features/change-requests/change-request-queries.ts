@@ -20,7 +20,9 @@ export class ChangeRequestQueries {
         throw AppError.notFound(`Version ${target.versionId} was not found in service ${target.serviceId}.`);
       }
       const requests = await stores.changeRequests.list(target.versionId, status);
-      return { requests, entries: await this.entriesOf(target.versionId) };
+      // Within the same consistent read (another read would wait for this one's connection on SQLite).
+      const live = await stores.entries.listLive(target.versionId);
+      return { requests, entries: new Map(live.map((e) => [e.id, e])) };
     });
   }
 

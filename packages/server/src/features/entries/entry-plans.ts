@@ -159,7 +159,8 @@ export class EntryPlans {
       const current = await liveByKey(ctx, versionId, plan.considered);
       if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
       requireWithinLimit(plan, this.maxChanges);
-      // Values are the route's `write`; creating and deleting keys is managing the version.
+      // Setting values needs an editor; creating and deleting keys is managing the version (an owner).
+      await requireServiceAccess(ctx, caller, serviceId, 'write');
       if (plan.changes.some((c) => c.kind !== 'set')) await requireServiceAccess(ctx, caller, serviceId, 'manage');
       requireValid(plan, current);
       await write(writer, plan, current, options.action);

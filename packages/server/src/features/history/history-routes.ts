@@ -63,7 +63,8 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   app.post(
     '/api/configentries/:serviceId/:versionId/restore',
     {
-      config: { policy: { service: 'write' } },
+      // A dry run only reads; applying checks that the caller may change values (and create or delete keys).
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         summary: 'Restore values to what they were at a point in time (dry run first)',

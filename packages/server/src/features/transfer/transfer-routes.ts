@@ -176,7 +176,8 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
     '/api/configversions/:serviceId/:versionId/import',
     {
       config: {
-        policy: { service: 'write' },
+        // A dry run only reads; applying checks that the caller may change values (and create keys).
+        policy: { service: 'read' },
         swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: ImportBodyDoc }, url }),
       },
       // Any exported file imports back: the limit follows from the version caps, not the 1 MiB of other routes.

@@ -30,6 +30,7 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
       'createdAt',
       'description',
       'id',
+      'protected',
       'serviceId',
       'updatedAt',
       'versionLabel',

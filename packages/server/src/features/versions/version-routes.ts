@@ -81,6 +81,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
       const version = await commands.create(actorOfCaller(callerOf(request)), request.params.serviceId, {
         versionLabel: request.body.versionLabel,
         description: request.body.description ?? null,
+        ...(request.body.protected !== undefined ? { protected: request.body.protected } : {}),
       });
       return reply.code(201).send(versionOf(version));
     },
@@ -97,6 +98,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
         await commands.update(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId, {
           versionLabel: request.body.versionLabel,
           description: request.body.description ?? null,
+          ...(request.body.protected !== undefined ? { protected: request.body.protected } : {}),
         }),
       ),
   );
