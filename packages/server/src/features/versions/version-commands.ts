@@ -18,6 +18,9 @@ export interface VersionFields {
   readonly protected?: boolean;
 }
 
+/** What an update changes: a field left out keeps its value. */
+export type VersionChanges = Partial<VersionFields>;
+
 export class VersionCommands {
   constructor(
     private readonly uow: UnitOfWork,
@@ -59,15 +62,21 @@ export class VersionCommands {
     }
   }
 
-  async update(actor: Actor, serviceId: string, versionId: string, fields: VersionFields): Promise<VersionRecord> {
+  async update(actor: Actor, serviceId: string, versionId: string, changes: VersionChanges): Promise<VersionRecord> {
+    let versionLabel = changes.versionLabel;
     try {
       return await this.uow.write(async (ctx) => {
         const before = await requireVersion(ctx, serviceId, versionId);
-        if (before.versionLabel !== fields.versionLabel) await requireFreeLabel(ctx, serviceId, fields.versionLabel);
+        versionLabel ??= before.versionLabel;
+        if (before.versionLabel !== versionLabel) await requireFreeLabel(ctx, serviceId, versionLabel);
         const now = this.clock.nowMicros();
         const after = await ctx.versions.update(
           versionId,
-          { ...fields, protected: fields.protected ?? before.protected },
+          {
+            versionLabel,
+            description: changes.description === undefined ? before.description : changes.description,
+            protected: changes.protected ?? before.protected,
+          },
           now,
         );
         if (!after) throw versionNotFound(versionId);
@@ -87,7 +96,7 @@ export class VersionCommands {
         return after;
       });
     } catch (error) {
-      throw error instanceof UniqueViolation ? duplicateLabel(fields.versionLabel) : error;
+      throw error instanceof UniqueViolation ? duplicateLabel(versionLabel ?? '') : error;
     }
   }
 

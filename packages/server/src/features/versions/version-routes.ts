@@ -31,6 +31,11 @@ const VersionBody = Type.Object({
   ),
 });
 
+const VersionUpdateBody = Type.Object(
+  { ...VersionBody.properties, versionLabel: Type.Optional(VersionBody.properties.versionLabel) },
+  { minProperties: 1 },
+);
+
 function versionOf(v: VersionRecord) {
   return { ...v, createdAt: microsToIso(v.createdAt), updatedAt: microsToIso(v.updatedAt) };
 }
@@ -91,16 +96,29 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
     '/api/configversions/:serviceId/:versionId',
     {
       config: { policy: { service: 'manage' } },
-      schema: { tags, params, body: VersionBody, response: { 200: versionRef, ...problems(400, 401, 403, 404, 409) } },
+      schema: {
+        tags,
+        summary: 'Change a version: its label and description, or only its protection',
+        description:
+          'With `versionLabel` the body replaces the label and the description (left out: none). Without it, only the fields sent change: `{"protected": true}` protects the version and keeps the rest.',
+        params,
+        body: VersionUpdateBody,
+        response: { 200: versionRef, ...problems(400, 401, 403, 404, 409) },
+      },
     },
-    async (request) =>
-      versionOf(
+    async (request) => {
+      const { versionLabel, description, protected: isProtected } = request.body;
+      const changes =
+        versionLabel === undefined
+          ? { ...(description !== undefined ? { description } : {}) }
+          : { versionLabel, description: description ?? null };
+      return versionOf(
         await commands.update(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId, {
-          versionLabel: request.body.versionLabel,
-          description: request.body.description ?? null,
-          ...(request.body.protected !== undefined ? { protected: request.body.protected } : {}),
+          ...changes,
+          ...(isProtected !== undefined ? { protected: isProtected } : {}),
         }),
-      ),
+      );
+    },
   );
 
   app.delete(
