@@ -18,7 +18,7 @@ const SRC = 'packages/server/src';
 
 /** Which feature may use which (always through its index.ts). What all of them share lives in core/. */
 export const FEATURE_USES = {
-  audit: [],
+  audit: ['auth'],
   auth: [],
   entries: ['auth'],
   history: ['auth', 'entries'],
@@ -27,6 +27,7 @@ export const FEATURE_USES = {
   services: ['auth'],
   transfer: ['auth', 'entries'],
   versions: ['auth', 'entries'],
+  'change-requests': ['auth'],
   'web-console': [],
 };
 

@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { accountCommands } from './commands/account.js';
 import { browseCommands } from './commands/browse.js';
 import { fileCommands } from './commands/files.js';
+import { reviewCommands } from './commands/reviews.js';
+import { tokenCommands } from './commands/tokens.js';
 import { valueCommands } from './commands/values.js';
 import { watchCommand } from './commands/watch.js';
 import type { GlobalOptions } from './context.js';
@@ -17,7 +19,8 @@ Exit codes:
   5  not signed in, sign-in expired, or not allowed
   6  refused input: a value that does not fit its type, an unknown key, a bad file
 
-Environment: REALTIME_CONFIG_URL (server), REALTIME_CONFIG_TOKEN (token or API key instead of login),
+Environment: REALTIME_CONFIG_URL (server), REALTIME_CONFIG_TOKEN (a personal token rcp_… or a service API key
+rck_… instead of login, with every sign-in provider),
 REALTIME_CONFIG_PASSWORD (login), REALTIME_CONFIG_API_KEY (watch), REALTIME_CONFIG_HOME (where login is kept).`;
 
 /** The whole command line: every command, `--json` and `--server` on all of them, and the exit codes. */
@@ -40,6 +43,8 @@ export function buildProgram(): Command {
   valueCommands(program, globals);
   fileCommands(program, globals);
   watchCommand(program, globals);
+  tokenCommands(program, globals);
+  reviewCommands(program, globals);
   for (const command of program.commands) {
     command.exitOverride();
     command.showHelpAfterError('(add --help for usage)');

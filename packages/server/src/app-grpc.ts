@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Logger } from 'pino';
 import type { ChangeHub, Identity, UnitOfWork } from './core/index.js';
-import type { ApiKeys, AuthProvider } from './features/auth/index.js';
+import type { BearerCredentials } from './features/auth/index.js';
 import type { Metrics } from './features/ops/index.js';
 import {
   ConfigCalls,
@@ -35,8 +35,8 @@ export interface GrpcParts {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  readonly apiKeys: ApiKeys;
-  readonly authProvider: AuthProvider;
+  /** API keys, personal access tokens and the provider's bearer tokens. */
+  readonly bearer: BearerCredentials;
   /** The identity of a signed-in console session, from the Cookie header. */
   readonly sessionIdentity: (cookieHeader: string | undefined) => Promise<Identity | null>;
   readonly isStarted: () => boolean;
@@ -49,7 +49,7 @@ export interface GrpcParts {
  * GetConfig snapshots: part of the composition root (app.ts).
  */
 export function composeGrpc(parts: GrpcParts) {
-  const { config, uow, hub, clock, ids, logger, metrics, authProvider } = parts;
+  const { config, uow, hub, clock, ids, logger, metrics } = parts;
   const rechecks = new CredentialRechecks(CREDENTIAL_RECHECK_MS, logger);
   const subscriptions = new Subscriptions(uow, hub, {
     rechecks,
@@ -62,8 +62,7 @@ export function composeGrpc(parts: GrpcParts) {
   const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
   const authorizer = createGrpcAuthorizer({
     required: config.grpc.requireAuthentication,
-    apiKeys: parts.apiKeys,
-    verifyBearer: authProvider.verifyBearer?.bind(authProvider),
+    bearer: parts.bearer,
     sessionIdentity: parts.sessionIdentity,
   });
   const calls = new ConfigCalls({

@@ -1,17 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { UnitOfWork } from './core/index.js';
+import { requireServiceAccess, type UnitOfWork } from './core/index.js';
 import { AuditQueries, auditRoutes } from './features/audit/index.js';
 import {
   ApiKeys,
   apiKeyRoutes,
   authPlugin,
   authRoutes,
+  createBearerCredentials,
   createSessionStoreAdapter,
   DeferredSigner,
   MeSchema,
+  PersonalTokens,
+  tokenRoutes,
   type AuthProvider,
+  type ClaimSettings,
 } from './features/auth/index.js';
+import { ChangeRequestCommands, ChangeRequestQueries, changeRequestRoutes } from './features/change-requests/index.js';
 import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
@@ -32,6 +37,7 @@ export interface RestApiParts {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly authProvider: AuthProvider;
+  readonly claimSettings: ClaimSettings;
   readonly isStarted: () => boolean;
   readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
   readonly ping: () => Promise<void>;
@@ -58,7 +64,24 @@ export async function composeRestApi(parts: RestApiParts) {
   const idleTimeoutMs = config.session.idleTimeoutMinutes * 60_000;
   const sessionStore = createSessionStoreAdapter(uow, idleTimeoutMs);
   const signer = new DeferredSigner();
-  await fastify.register(authPlugin, { authenticator: authProvider, signer, sessionStore, idleTimeoutMs });
+  const apiKeys = new ApiKeys(uow, clock, ids);
+  const tokens = new PersonalTokens(uow, clock, ids, {
+    maxLifetimeDays: config.tokens.maxLifetimeDays,
+    claims: parts.claimSettings,
+  });
+  const bearer = createBearerCredentials({
+    apiKeys,
+    tokens,
+    verifyBearer: authProvider.verifyBearer?.bind(authProvider),
+  });
+  await fastify.register(authPlugin, {
+    authenticator: authProvider,
+    signer,
+    sessionStore,
+    idleTimeoutMs,
+    bearer,
+    serviceAccess: (caller, serviceId, action) => requireServiceAccess(uow.read, caller, serviceId, action),
+  });
   await fastify.register(opsRoutes, { metrics, ping: parts.ping, readiness: parts.readiness });
   await fastify.register(authRoutes, { authentication: config.authentication });
   await authProvider.registerRoutes(fastify);
@@ -85,10 +108,18 @@ export async function composeRestApi(parts: RestApiParts) {
     compare: new VersionCompare(uow),
     caps,
   });
+  await fastify.register(changeRequestRoutes, {
+    commands: new ChangeRequestCommands(uow, clock, ids, {
+      requiredApprovals: config.versions.requiredApprovals,
+      caps,
+    }),
+    queries: new ChangeRequestQueries(uow),
+    requiredApprovals: config.versions.requiredApprovals,
+  });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
-  const apiKeys = new ApiKeys(uow, clock, ids);
   await fastify.register(apiKeyRoutes, { apiKeys });
+  await fastify.register(tokenRoutes, { tokens, maxLifetimeDays: config.tokens.maxLifetimeDays });
   await fastify.register(webConsole, { config });
   await fastify.ready();
-  return { fastify, sessionStore, signer, apiKeys, yamlWorkers };
+  return { fastify, sessionStore, signer, bearer, yamlWorkers };
 }

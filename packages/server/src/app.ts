@@ -134,6 +134,7 @@ export async function composeApp(
     logger,
     metrics,
     authProvider,
+    claimSettings,
     isStarted: () => lifecycle.started,
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
@@ -148,8 +149,7 @@ export async function composeApp(
     ids,
     logger,
     metrics,
-    apiKeys: rest.apiKeys,
-    authProvider,
+    bearer: rest.bearer,
     sessionIdentity: createSessionIdentityReader(fastify, authProvider),
     isStarted: () => lifecycle.started,
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.

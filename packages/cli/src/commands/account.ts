@@ -4,7 +4,7 @@ import { contextOf, normalizeServer, DEFAULT_SERVER, type GlobalOptions } from '
 import { deleteLogin, loadLogin, saveLogin } from '../credentials.js';
 import { CliError, EXIT } from '../errors.js';
 import { createOutput } from '../output.js';
-import { createRestApi, problemOf, unwrap } from '../rest.js';
+import { createRestApi, problemOf, unwrap, type RestApi } from '../rest.js';
 
 /** All of standard input, without its trailing newline. */
 async function readStdin(): Promise<string> {
@@ -53,13 +53,24 @@ async function signInLocal(server: string, user: string, password: string): Prom
   return cookie.split(';', 1)[0] as string;
 }
 
+/** The service an API key belongs to: the only one its search finds. */
+async function keyServiceOf(api: RestApi): Promise<{ id: string; name: string }> {
+  const page = await unwrap(api.POST('/api/services/search', { body: {} }));
+  const service = page.entities[0];
+  if (!service) throw new CliError('The API key finds no service.', EXIT.denied);
+  return { id: service.id, name: service.name };
+}
+
 export function accountCommands(program: Command, globals: () => GlobalOptions): void {
   program
     .command('login')
     .description('Sign in and remember it (file readable only by you, in your config directory)')
     .option('-u, --user <name>', 'Local provider: the username (the password is asked, or read from stdin)')
     .option('--password-stdin', 'read the password from standard input')
-    .option('--token-stdin', 'read a Jwt token or an API key from standard input instead of signing in')
+    .option(
+      '--token-stdin',
+      'read a personal access token (rcp_…), a service API key (rck_…) or a Jwt from standard input instead of signing in',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  realtime-config login --server https://config.example.com --user admin\n' +
@@ -79,7 +90,18 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
         ? { token: await readStdin() }
         : { cookie: await signInLocal(server, options.user as string, await passwordOf(options)) };
       if ('token' in credential && !credential.token) throw new CliError('No token on standard input.', EXIT.usage);
-      const me = await unwrap(createRestApi(server, credential).GET('/auth/me'));
+      const api = createRestApi(server, credential);
+      if ('token' in credential && credential.token?.startsWith('rck_')) {
+        // An API key is no person: it is checked on the one service it belongs to.
+        const service = await keyServiceOf(api);
+        const file = saveLogin({ server, ...credential, user: `API key of ${service.name}` });
+        out.result(
+          { server, apiKeyOf: service, credentialsFile: file },
+          () => `Using an API key of service ${service.name} (${service.id}) on ${server}.\nSaved in ${file}.`,
+        );
+        return;
+      }
+      const me = await unwrap(api.GET('/auth/me'));
       const file = saveLogin({ server, ...credential, user: me.id });
       out.result({ server, user: me.id, provider: me.provider, policies: me.policies, credentialsFile: file }, () =>
         [
@@ -109,6 +131,14 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
     .description('Who the stored sign-in (or REALTIME_CONFIG_TOKEN) is, and what it may do')
     .action(async () => {
       const ctx = contextOf(globals());
+      if (ctx.credential && 'token' in ctx.credential && ctx.credential.token.startsWith('rck_')) {
+        const service = await keyServiceOf(ctx.api);
+        ctx.out.result(
+          { apiKeyOf: service },
+          () => `An API key of service ${service.name} (${service.id}) on ${ctx.server}`,
+        );
+        return;
+      }
       const me = await unwrap(ctx.api.GET('/auth/me'));
       ctx.out.result(me, () => `${me.id} on ${ctx.server} (${me.provider}); policies: ${me.policies.join(', ')}`);
     });

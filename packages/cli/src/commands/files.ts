@@ -15,6 +15,7 @@ import { CliError, EXIT } from '../errors.js';
 import { planText, shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
 import { resolveService, resolveVersion } from '../targets.js';
+import { changesOfPlan, onProtected, requestReview, requestReviewOption } from './reviews.js';
 
 const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
   json: 'application/json',
@@ -67,8 +68,8 @@ async function importPlan(
   service: Service,
   version: Version,
   source: ImportSource,
-  options: { createMissing: boolean; dryRun: boolean },
-): Promise<PlanOutcome> {
+  options: { createMissing: boolean; dryRun: boolean; requestReview?: string },
+): Promise<PlanOutcome | undefined> {
   const url = '/api/configversions/{serviceId}/{versionId}/import';
   const path = { serviceId: service.id, versionId: version.id };
   const send = (query: ImportQuery) =>
@@ -86,8 +87,12 @@ async function importPlan(
     );
   const createMissing = options.createMissing ? 'true' : 'false';
   const preview = await send({ createMissing, dryRun: 'true' });
+  if (options.requestReview !== undefined && !options.dryRun) {
+    await requestReview(ctx, service, version, options.requestReview, changesOfPlan(preview));
+    return undefined;
+  }
   if (options.dryRun || preview.changes.length === 0) return preview;
-  return send({ createMissing, dryRun: 'false', basedOn: preview.basedOn });
+  return onProtected(version, send({ createMissing, dryRun: 'false', basedOn: preview.basedOn }));
 }
 
 /** export, import, diff, promote: configuration as files and between versions. */
@@ -134,13 +139,14 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
     .argument('<file>', 'the file (json, yaml or env; "-" reads standard input with --format)')
     .addOption(new Option('-f, --format <format>', 'file format (default: from the extension)').choices(FORMATS))
     .option('--dry-run', 'show what would change and change nothing')
-    .option('--create-missing', 'create keys the version lacks (needs canAll) instead of refusing them')
+    .option('--create-missing', "create keys the version lacks (needs the service's owner) instead of refusing them")
+    .addOption(requestReviewOption())
     .action(
       async (
         serviceArg: string,
         versionArg: string,
         file: string,
-        options: { format?: ConfigFileFormat; dryRun?: boolean; createMissing?: boolean },
+        options: { format?: ConfigFileFormat; dryRun?: boolean; createMissing?: boolean; requestReview?: string },
       ) => {
         const ctx = contextOf(globals());
         const format = file === '-' ? (options.format ?? 'json') : formatOf(file, options.format);
@@ -157,9 +163,13 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
           service,
           version,
           { file: content, format },
-          { createMissing: options.createMissing === true, dryRun: options.dryRun === true },
+          {
+            createMissing: options.createMissing === true,
+            dryRun: options.dryRun === true,
+            requestReview: options.requestReview,
+          },
         );
-        ctx.out.result(plan, () => planText(plan));
+        if (plan) ctx.out.result(plan, () => planText(plan));
       },
     );
 
@@ -171,13 +181,14 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
     .argument('<to>', 'the version that receives them')
     .option('-k, --keys <keys...>', 'only these keys (default: every key of <from>)')
     .option('--dry-run', 'show what would change and change nothing')
-    .option('--create-missing', 'create keys <to> lacks (needs canAll)')
+    .option('--create-missing', "create keys <to> lacks (needs the service's owner)")
+    .addOption(requestReviewOption())
     .action(
       async (
         serviceArg: string,
         fromArg: string,
         toArg: string,
-        options: { keys?: string[]; dryRun?: boolean; createMissing?: boolean },
+        options: { keys?: string[]; dryRun?: boolean; createMissing?: boolean; requestReview?: string },
       ) => {
         const ctx = contextOf(globals());
         const service = await resolveService(ctx.api, serviceArg);
@@ -188,9 +199,13 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
           service,
           to,
           { promote: { fromVersionId: from.id, ...(options.keys ? { keys: options.keys } : {}) } },
-          { createMissing: options.createMissing === true, dryRun: options.dryRun === true },
+          {
+            createMissing: options.createMissing === true,
+            dryRun: options.dryRun === true,
+            requestReview: options.requestReview,
+          },
         );
-        ctx.out.result(plan, () => planText(plan));
+        if (plan) ctx.out.result(plan, () => planText(plan));
       },
     );
 
@@ -200,7 +215,10 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
     .argument('<service>', 'service name or id')
     .argument('<base>', 'base version label or id')
     .argument('<target>', 'target version label or id')
-    .option('--target-service <service>', 'the target version belongs to this service (needs canAll)')
+    .option(
+      '--target-service <service>',
+      'the target version belongs to this service (needs canAll: it compares across services)',
+    )
     .option('--exit-code', 'exit with 1 when the versions differ, as git diff does')
     .action(
       async (

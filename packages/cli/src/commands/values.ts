@@ -4,6 +4,7 @@ import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { planText, shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
+import { changesOfPlan, onProtected, requestReview, requestReviewOption } from './reviews.js';
 import { entryIdOfKey, listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
 
 /** KEY=VALUE pairs; the value is everything after the first "=" (it may hold "=" itself). */
@@ -23,6 +24,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
     .argument('<service>', 'service name or id')
     .argument('<version>', 'version label or id')
     .argument('<assignments...>', 'KEY=VALUE (the value is the raw text: 30, true, ["a"], 00:05:00)')
+    .addOption(requestReviewOption())
     .option(
       '--if-generation <KEY=N...>',
       'only if the key is still at generation N (as `get --json` showed it); otherwise nothing changes (exit 3)',
@@ -32,37 +34,51 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
       '\nExamples:\n  realtime-config set payments 1.4.2 Payments:TimeoutSeconds=45 Payments:Mode=Live\n' +
         '  realtime-config set payments 1.4.2 Payments:TimeoutSeconds=45 --if-generation Payments:TimeoutSeconds=3',
     )
-    .action(async (serviceArg: string, versionArg: string, pairs: string[], options: { ifGeneration?: string[] }) => {
-      const ctx = contextOf(globals());
-      const assignments = parseAssignments(pairs);
-      const expected = new Map(
-        parseAssignments(options.ifGeneration ?? []).map(({ key, value }) => {
-          if (!/^[1-9][0-9]*$/.test(value))
-            throw new CliError(`--if-generation ${key}=${value}: N must be a generation (1, 2, …).`, EXIT.usage);
-          return [key.toLowerCase(), Number(value)];
-        }),
-      );
-      const service = await resolveService(ctx.api, serviceArg);
-      const version = await resolveVersion(ctx.api, service, versionArg);
-      const entries = pickEntries(
-        await listEntries(ctx.api, service, version),
-        assignments.map((a) => a.key),
-      );
-      const items = entries.map((e, i): ValueSet => ({
-        id: e.id,
-        rawValue: assignments[i]?.value ?? '',
-        generation: expected.get(e.key.toLowerCase()) ?? e.generation,
-      }));
-      const updated = await unwrap(
-        ctx.api.PUT('/api/configentries/{serviceId}/{versionId}/set', {
-          params: { path: { serviceId: service.id, versionId: version.id } },
-          body: items,
-        }),
-      );
-      ctx.out.result(updated, () =>
-        updated.map((e) => `${e.key} = ${shown(e.rawValue)} (generation ${e.generation})`).join('\n'),
-      );
-    });
+    .action(
+      async (
+        serviceArg: string,
+        versionArg: string,
+        pairs: string[],
+        options: { ifGeneration?: string[]; requestReview?: string },
+      ) => {
+        const ctx = contextOf(globals());
+        const assignments = parseAssignments(pairs);
+        const expected = new Map(
+          parseAssignments(options.ifGeneration ?? []).map(({ key, value }) => {
+            if (!/^[1-9][0-9]*$/.test(value))
+              throw new CliError(`--if-generation ${key}=${value}: N must be a generation (1, 2, …).`, EXIT.usage);
+            return [key.toLowerCase(), Number(value)];
+          }),
+        );
+        const service = await resolveService(ctx.api, serviceArg);
+        const version = await resolveVersion(ctx.api, service, versionArg);
+        const entries = pickEntries(
+          await listEntries(ctx.api, service, version),
+          assignments.map((a) => a.key),
+        );
+        const items = entries.map((e, i): ValueSet => ({
+          id: e.id,
+          rawValue: assignments[i]?.value ?? '',
+          generation: expected.get(e.key.toLowerCase()) ?? e.generation,
+        }));
+        if (options.requestReview !== undefined) {
+          await requestReview(ctx, service, version, options.requestReview, items);
+          return;
+        }
+        const updated = await onProtected(
+          version,
+          unwrap(
+            ctx.api.PUT('/api/configentries/{serviceId}/{versionId}/set', {
+              params: { path: { serviceId: service.id, versionId: version.id } },
+              body: items,
+            }),
+          ),
+        );
+        ctx.out.result(updated, () =>
+          updated.map((e) => `${e.key} = ${shown(e.rawValue)} (generation ${e.generation})`).join('\n'),
+        );
+      },
+    );
 
   program
     .command('history')
@@ -114,6 +130,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
     .requiredOption('--at <time>', 'ISO 8601 time with zone, e.g. 2026-11-20T09:00:00Z')
     .option('-k, --keys <keys...>', 'only these keys (default: every key of the version)')
     .option('--dry-run', 'show what would change and change nothing')
+    .addOption(requestReviewOption())
     .addHelpText(
       'after',
       '\nUndo a bad change in one command:\n  realtime-config restore payments 1.4.2 --at 2026-11-20T09:00:00Z\n' +
@@ -121,7 +138,11 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
         'between the dry run and applying it (nothing is changed then).',
     )
     .action(
-      async (serviceArg: string, versionArg: string, options: { at: string; keys?: string[]; dryRun?: boolean }) => {
+      async (
+        serviceArg: string,
+        versionArg: string,
+        options: { at: string; keys?: string[]; dryRun?: boolean; requestReview?: string },
+      ) => {
         const ctx = contextOf(globals());
         const service = await resolveService(ctx.api, serviceArg);
         const version = await resolveVersion(ctx.api, service, versionArg);
@@ -134,8 +155,12 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
           );
         const wanted = { at: options.at, ...(options.keys ? { keys: options.keys } : {}) };
         let plan = await restore({ ...wanted, dryRun: true });
+        if (options.requestReview !== undefined && !options.dryRun) {
+          await requestReview(ctx, service, version, options.requestReview, changesOfPlan(plan));
+          return;
+        }
         if (!options.dryRun && plan.changes.length > 0) {
-          plan = await restore({ ...wanted, dryRun: false, basedOn: plan.basedOn });
+          plan = await onProtected(version, restore({ ...wanted, dryRun: false, basedOn: plan.basedOn }));
         }
         ctx.out.result(plan, () => planText(plan));
       },

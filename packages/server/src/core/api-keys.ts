@@ -1,8 +1,18 @@
+/**
+ * What a service API key may do, for its own service only: `read` (GetConfig, StartSubscribe,
+ * IsVersionExists, REST reads and exports), `register` (CreateVersion), `write` (value sets,
+ * imports, restores, promotions), `secrets` (secret values in plaintext).
+ */
+export type ApiKeyScope = 'read' | 'register' | 'write' | 'secrets';
+export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['read', 'register', 'write', 'secrets'];
+export const DEFAULT_API_KEY_SCOPES: readonly ApiKeyScope[] = ['read', 'register'];
+
 /** A stored API key: never the key itself, only its hash and first characters. */
 export interface ApiKeyRecord {
   readonly id: string;
   readonly serviceId: string;
   readonly name: string;
+  readonly scopes: readonly ApiKeyScope[];
   readonly keyHash: string;
   readonly prefix: string;
   readonly createdAt: number;

@@ -1,10 +1,24 @@
-export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey';
+export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest';
 export type AuditAction =
-  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'MemberAdded' | 'MemberRemoved' | 'Restored' | 'Imported';
+  | 'Created'
+  | 'Updated'
+  | 'Deleted'
+  | 'ValueSet'
+  | 'MemberAdded'
+  | 'MemberRemoved'
+  | 'Restored'
+  | 'Imported'
+  /** A change request's life: approved by a reviewer, applied, rejected, withdrawn by its author. */
+  | 'Approved'
+  | 'Applied'
+  | 'Rejected'
+  | 'Withdrawn';
 
 export interface AuditChanges {
   readonly before?: unknown;
   readonly after?: unknown;
+  /** A value set applied from a change request: which one, and who approved it. */
+  readonly changeRequest?: { readonly id: string; readonly title: string; readonly approvers: readonly string[] };
 }
 
 export interface AuditRecord {

@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from './api-keys.js';
 import { actorOf, apiKeyActor, type Actor, type Identity } from './identity.js';
 
 /**
@@ -14,7 +15,12 @@ export type Caller =
   | { readonly kind: 'application'; readonly identity: Identity }
   | {
       readonly kind: 'apiKey';
-      readonly key: { readonly id: string; readonly serviceId: string; readonly name: string };
+      readonly key: {
+        readonly id: string;
+        readonly serviceId: string;
+        readonly name: string;
+        readonly scopes: readonly ApiKeyScope[];
+      };
     }
   | { readonly kind: 'anonymous' };
 

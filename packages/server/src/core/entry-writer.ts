@@ -1,7 +1,7 @@
 import { AppError } from '../platform/errors.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { slices } from '../platform/slices.js';
-import type { AuditAction, AuditRecord } from './audit.js';
+import type { AuditAction, AuditChanges, AuditRecord } from './audit.js';
 import { auditView } from './audit-view.js';
 import { entryChangeOf, type EntryChange } from './changes.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
@@ -21,6 +21,13 @@ export type EntryAction = Extract<
   'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported'
 >;
 
+/** The refusal of a direct change of a protected version; it names the way that is open. */
+export function protectedVersion(label: string, serviceId: string, versionId: string): AppError {
+  return AppError.conflict(
+    `Version ${label} is protected: its changes need a change request approved by another editor or owner. Open one with POST /api/configversions/${serviceId}/${versionId}/changerequests.`,
+  );
+}
+
 /** Rows written per statement, with a turn of the event loop between: a large batch holds nothing up. */
 const CHUNK = 200;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -33,6 +40,13 @@ export interface EntryWriterOptions {
   readonly nowMicros: number;
   readonly ids: IdGenerator;
   readonly caps: VersionCaps;
+  /**
+   * Writes a protected version too: an approved change request applied, keys an application adds at
+   * registration. Every other write of a protected version is refused (409).
+   */
+  readonly protectedVersion?: 'refuse' | 'allow';
+  /** The change request a write applies, named in each entry's audit record. */
+  readonly changeRequest?: AuditChanges['changeRequest'];
 }
 
 /**
@@ -84,9 +98,11 @@ export class EntryWriter {
   /** Opens a write on a version of the service: advances its clock, or answers 404. */
   static async open(ctx: WriteContext, options: EntryWriterOptions): Promise<EntryWriter> {
     const { serviceId, versionId } = options;
-    const timestamp = await ctx.versions.advanceClock(versionId, options.nowMicros, serviceId);
-    if (timestamp === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
-    return new EntryWriter(ctx, options, timestamp);
+    const clock = await ctx.versions.advanceClock(versionId, options.nowMicros, serviceId);
+    if (clock === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    if (clock.protected && options.protectedVersion !== 'allow')
+      throw protectedVersion(clock.label, serviceId, versionId);
+    return new EntryWriter(ctx, options, clock.timestamp);
   }
 
   /**
@@ -210,7 +226,10 @@ export class EntryWriter {
       action,
       ...this.options.actor,
       timestamp: this.timestamp,
-      changes: auditChanges(action, before, after),
+      changes: {
+        ...auditChanges(action, before, after),
+        ...(this.options.changeRequest ? { changeRequest: this.options.changeRequest } : {}),
+      },
     };
   }
 }

@@ -4,7 +4,20 @@
  * store interfaces; features build on it.
  */
 export { actorOfCaller, ANONYMOUS_CLIENT, anonymousCaller, userCaller, type Caller } from './caller.js';
-export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
+export {
+  API_KEY_SCOPES,
+  DEFAULT_API_KEY_SCOPES,
+  type ApiKeyRecord,
+  type ApiKeyScope,
+  type ApiKeyStore,
+} from './api-keys.js';
+export type {
+  ApprovalRecord,
+  ChangeRequestRecord,
+  ChangeRequestStatus,
+  ChangeRequestStore,
+  RequestedChange,
+} from './change-requests.js';
 export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditStore } from './audit.js';
 export { auditView } from './audit-view.js';
 export { createChangeHub, type ChangeHub } from './change-hub.js';
@@ -18,7 +31,7 @@ export {
   type EntryChange,
 } from './changes.js';
 export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
-export { EntryWriter, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
+export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
 export {
   actorOf,
   apiKeyActor,
@@ -29,8 +42,16 @@ export {
   type ProviderKind,
 } from './identity.js';
 export type { Page } from './page.js';
-export { memberIdsOf, requireServiceAccess, type MembershipLookup, type ServiceAction } from './service-access.js';
-export type { MemberRecord, ServiceFields, ServiceRecord, ServiceStore } from './services.js';
+export { memberIdsOf, requireServiceAccess, roleIn, type RoleLookup, type ServiceAction } from './service-access.js';
+export type { PersonalTokenRecord, PersonalTokenStore } from './personal-tokens.js';
+export {
+  SERVICE_ROLES,
+  type MemberRecord,
+  type ServiceFields,
+  type ServiceRecord,
+  type ServiceRole,
+  type ServiceStore,
+} from './services.js';
 export type { SamlStateStore, SessionStore, StoredSession } from './sessions.js';
 export type { SettingsStore } from './settings.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';

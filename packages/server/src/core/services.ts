@@ -11,9 +11,18 @@ export interface ServiceRecord {
 
 export type ServiceFields = Pick<ServiceRecord, 'name' | 'description' | 'repositoryUrl' | 'contactEmail'>;
 
+/**
+ * What a member may do in a service: `viewer` reads, `editor` also changes values (sets, imports,
+ * restores, promotions, change requests), `owner` also manages the service (its versions, entries,
+ * members, API keys, webhooks and protection).
+ */
+export type ServiceRole = 'viewer' | 'editor' | 'owner';
+export const SERVICE_ROLES: readonly ServiceRole[] = ['viewer', 'editor', 'owner'];
+
 export interface MemberRecord {
   readonly serviceId: string;
   readonly userId: string;
+  readonly role: ServiceRole;
   readonly addedAt: number;
   readonly addedBy: string | null;
 }
@@ -30,7 +39,8 @@ export interface ServiceStore {
   listMembers(serviceId: string): Promise<MemberRecord[]>;
   getMember(serviceId: string, userId: string): Promise<MemberRecord | undefined>;
   addMember(member: MemberRecord): Promise<void>;
+  setMemberRole(serviceId: string, userId: string, role: ServiceRole): Promise<MemberRecord | undefined>;
   removeMember(serviceId: string, userId: string): Promise<boolean>;
-  /** True when any of the given user ids (id, e-mail) is a member of the service. */
-  hasAnyMember(serviceId: string, userIds: readonly string[]): Promise<boolean>;
+  /** The strongest role any of the given user ids (id, e-mail) has in the service; undefined when none is a member. */
+  roleOf(serviceId: string, userIds: readonly string[]): Promise<ServiceRole | undefined>;
 }

@@ -1,4 +1,6 @@
 import type { ApiKeyStore } from './api-keys.js';
+import type { ChangeRequestStore } from './change-requests.js';
+import type { PersonalTokenStore } from './personal-tokens.js';
 import type { AuditStore } from './audit.js';
 import type { ChangeNotice } from './changes.js';
 import type { EntryStore } from './entries.js';
@@ -16,6 +18,8 @@ export interface Stores {
   readonly audit: AuditStore;
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
+  readonly tokens: PersonalTokenStore;
+  readonly changeRequests: ChangeRequestStore;
   readonly settings: SettingsStore;
   readonly sessions: SessionStore;
   readonly saml: SamlStateStore;

@@ -11,7 +11,7 @@ export async function versionDeletionNotice(
   versionId: string,
   nowMicros: number,
 ): Promise<ChangeNotice> {
-  const timestamp = (await ctx.versions.advanceClock(versionId, nowMicros)) ?? nowMicros;
+  const timestamp = (await ctx.versions.advanceClock(versionId, nowMicros))?.timestamp ?? nowMicros;
   const live = await ctx.entries.listLive(versionId);
   return {
     serviceId,

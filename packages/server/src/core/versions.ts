@@ -3,6 +3,8 @@ export interface VersionRecord {
   readonly serviceId: string;
   readonly versionLabel: string;
   readonly description: string | null;
+  /** Changes of its entries go through reviewed change requests. */
+  readonly protected: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -24,7 +26,7 @@ export interface VersionStore {
   list(serviceId: string): Promise<VersionRecord[]>;
   update(
     id: string,
-    fields: { versionLabel: string; description: string | null },
+    fields: { versionLabel: string; description: string | null; protected: boolean },
     updatedAt: number,
   ): Promise<VersionRecord | undefined>;
   delete(id: string): Promise<boolean>;
@@ -37,7 +39,11 @@ export interface VersionStore {
    * `serviceId`, only a version of that service is advanced (undefined otherwise): the existence
    * check and the clock in one statement.
    */
-  advanceClock(id: string, nowMicros: number, serviceId?: string): Promise<number | undefined>;
+  advanceClock(
+    id: string,
+    nowMicros: number,
+    serviceId?: string,
+  ): Promise<{ readonly timestamp: number; readonly label: string; readonly protected: boolean } | undefined>;
   size(id: string): Promise<VersionSize | undefined>;
   /** Adds a change to the version's size counters and answers the new size (locking the row in PostgreSQL). */
   resize(id: string, change: { entries: number; bytes: number }): Promise<VersionSize | undefined>;

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { accessMigration } from './migrations/access.js';
 import type { Dialect } from './schema.js';
 import { serviceNameKey } from './service-name-key.js';
 
@@ -351,6 +352,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0005-account-state-unique-service-names': accountStateAndUniqueServiceNames(dialect),
         '0006-audit-entry-columns': auditEntryColumns(),
         '0007-version-size': versionSize(dialect),
+        '0008-access': accessMigration(dialect),
       }),
   };
 }

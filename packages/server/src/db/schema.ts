@@ -20,6 +20,8 @@ export interface ServicesTable {
 export interface ServiceMembersTable {
   service_id: string;
   user_id: string;
+  /** viewer, editor or owner. */
+  role: string;
   added_at: number;
   added_by: string | null;
 }
@@ -37,6 +39,8 @@ export interface VersionsTable {
   entry_count: number;
   /** UTF-8 bytes of the texts of its live entries, kept by every write (Versions:MaxBytes). */
   entry_bytes: number;
+  /** 1 when changes of its entries go through change requests. */
+  is_protected: number;
 }
 
 export interface EntriesTable {
@@ -116,6 +120,8 @@ export interface ApiKeysTable {
   name: string;
   key_hash: string;
   key_prefix: string;
+  /** Space-separated scopes: read, register, write, secrets. */
+  scopes: string;
   created_at: number;
   created_by: string | null;
   last_used_at: number | null;
@@ -134,7 +140,51 @@ export interface SamlAssertionsTable {
   expires_at: number;
 }
 
+export interface PersonalTokensTable {
+  id: string;
+  user_id: string;
+  provider: string;
+  /** JSON: the e-mail, name and roles of the session that made the token. */
+  identity: string;
+  name: string;
+  token_hash: string;
+  token_prefix: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface ChangeRequestsTable {
+  id: string;
+  service_id: string;
+  version_id: string;
+  title: string;
+  description: string | null;
+  author_id: string;
+  author_name: string | null;
+  status: string;
+  /** JSON: [{ id, rawValue, generation }]. */
+  changes: string;
+  content_hash: string;
+  closed_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChangeRequestApprovalsTable {
+  change_request_id: string;
+  user_id: string;
+  user_name: string | null;
+  /** The content hash of the changes approved: an edit leaves the approval behind. */
+  content_hash: string;
+  approved_at: number;
+}
+
 export interface DatabaseSchema {
+  personal_tokens: PersonalTokensTable;
+  change_requests: ChangeRequestsTable;
+  change_request_approvals: ChangeRequestApprovalsTable;
   api_keys: ApiKeysTable;
   saml_requests: SamlRequestsTable;
   saml_assertions: SamlAssertionsTable;

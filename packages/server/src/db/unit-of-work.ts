@@ -5,7 +5,9 @@ import { translateDatabaseError } from './database-errors.js';
 import type { DatabaseSchema } from './schema.js';
 import { createApiKeyStore } from './stores/api-key-store.js';
 import { createAuditStore } from './stores/audit-store.js';
+import { createChangeRequestStore } from './stores/change-request-store.js';
 import { createEntryStore } from './stores/entry-store.js';
+import { createPersonalTokenStore } from './stores/personal-token-store.js';
 import { createSamlStateStore } from './stores/saml-state-store.js';
 import { createServiceStore } from './stores/service-store.js';
 import { createSessionStore } from './stores/session-store.js';
@@ -21,6 +23,8 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
     audit: createAuditStore(db),
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
+    tokens: createPersonalTokenStore(db),
+    changeRequests: createChangeRequestStore(db),
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),

@@ -732,7 +732,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Search services by name, with cursor paging */
+    /**
+     * Search services by name, with cursor paging
+     * @description Needs canChange; an API key finds its own service only.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1091,15 +1094,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              userId: string;
-              /**
-               * Format: date-time
-               * @description ISO 8601, microsecond precision
-               */
-              addedAt: string;
-              addedBy: string | null;
-            }[];
+            'application/json': components['schemas']['Member'][];
           };
         };
         /** @description RFC 9457 problem details */
@@ -1141,7 +1136,7 @@ export interface paths {
       };
     };
     put?: never;
-    /** Associate a user (id or e-mail) with the service */
+    /** Make a user (id or e-mail; a username with the Local provider) a member with a role */
     post: {
       parameters: {
         query?: never;
@@ -1155,7 +1150,10 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @example ada */
             userId: string;
+            /** @description viewer reads; editor also sets values, imports, restores, promotes and opens change requests; owner also manages the service (its versions, entries, members, API keys, webhooks and protection) */
+            role?: 'viewer' | 'editor' | 'owner';
           };
         };
       };
@@ -1166,15 +1164,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              userId: string;
-              /**
-               * Format: date-time
-               * @description ISO 8601, microsecond precision
-               */
-              addedAt: string;
-              addedBy: string | null;
-            };
+            'application/json': components['schemas']['Member'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -1238,7 +1228,74 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    put?: never;
+    /** Change a member's role */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          userId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description viewer reads; editor also sets values, imports, restores, promotes and opens change requests; owner also manages the service (its versions, entries, members, API keys, webhooks and protection) */
+            role: 'viewer' | 'editor' | 'owner';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Member'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
     post?: never;
     delete: {
       parameters: {
@@ -1385,6 +1442,8 @@ export interface paths {
           'application/json': {
             versionLabel: string;
             description?: string | null;
+            /** @description Protects the version (owners): its changes then need a reviewed change request */
+            protected?: boolean;
           };
         };
       };
@@ -1536,6 +1595,8 @@ export interface paths {
           'application/json': {
             versionLabel: string;
             description?: string | null;
+            /** @description Protects the version (owners): its changes then need a reviewed change request */
+            protected?: boolean;
           };
         };
       };
@@ -2192,7 +2253,7 @@ export interface paths {
     put?: never;
     /**
      * Restore values to what they were at a point in time (dry run first)
-     * @description Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Creating and deleting entries needs canAll; members with canChange may restore values.
+     * @description Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Editors may restore values; creating and deleting entries needs an owner.
      */
     post: {
       parameters: {
@@ -2234,12 +2295,22 @@ export interface paths {
                 /** @description set, create, delete, or recreate (the value type changes) */
                 action: string;
                 current: {
+                  /**
+                   * Format: uuid
+                   * @description UUID
+                   */
+                  id?: string;
                   value: string | null;
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
                 } | null;
                 next: {
+                  /**
+                   * Format: uuid
+                   * @description UUID
+                   */
+                  id?: string;
                   value: string | null;
                   valueType: number;
                   valueTypeName: string;
@@ -2568,7 +2639,7 @@ export interface paths {
     put?: never;
     /**
      * Import a file, or the values of another version (dry run first)
-     * @description The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (needs canAll). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`. The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.
+     * @description The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`. The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.
      */
     post: {
       parameters: {
@@ -2618,12 +2689,22 @@ export interface paths {
                 /** @description set, create, delete, or recreate (the value type changes) */
                 action: string;
                 current: {
+                  /**
+                   * Format: uuid
+                   * @description UUID
+                   */
+                  id?: string;
                   value: string | null;
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
                 } | null;
                 next: {
+                  /**
+                   * Format: uuid
+                   * @description UUID
+                   */
+                  id?: string;
                   value: string | null;
                   valueType: number;
                   valueTypeName: string;
@@ -2709,6 +2790,697 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/configversions/{serviceId}/{versionId}/changerequests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The change requests of a version, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description open (waiting for approvals), approved (may be applied), applied, stale (an entry changed since: nothing applied), rejected, withdrawn */
+          status?: 'open' | 'approved' | 'applied' | 'stale' | 'rejected' | 'withdrawn';
+        };
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'][];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Open a change request: values to set, reviewed before they apply
+     * @description Each change names an entry, its new value and the generation it was made from (409 when an entry changed since). Another editor or owner approves it (1 approval(s), Versions:RequiredApprovals); then it is applied as one batch. The only way to change a protected version; a restore, an import or a promotion becomes one from the value sets of its dry run (each planned change's `current.id`, `current.generation` and `next.value`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example Raise the payment timeout */
+            title: string;
+            description?: string | null;
+            changes: {
+              /**
+               * Format: uuid
+               * @description UUID
+               */
+              id: string;
+              rawValue: string | null;
+              /** @description The generation of the entry the change was made from */
+              generation: number;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          changeRequestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    /** Edit a change request (its author or an owner); new changes drop every approval */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          changeRequestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example Raise the payment timeout */
+            title: string;
+            description?: string | null;
+            changes: {
+              /**
+               * Format: uuid
+               * @description UUID
+               */
+              id: string;
+              rawValue: string | null;
+              /** @description The generation of the entry the change was made from */
+              generation: number;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve a change request (an editor or owner other than its author) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          changeRequestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Apply an approved change request as one batch (409, and stale, when an entry changed since; nothing applied) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          changeRequestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a change request (an editor or owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          changeRequestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}/withdraw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Withdraw a change request (its author) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          changeRequestId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auditlogs/search': {
     parameters: {
       query?: never;
@@ -2718,7 +3490,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Audit records of a service, newest first */
+    /**
+     * Audit records of a service, newest first
+     * @description Needs read access to the service (canChange, a role in it, or an API key of it with `read`).
+     */
     post: {
       parameters: {
         query?: never;
@@ -2856,7 +3631,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create an API key for gRPC clients of the service; the key is shown only in this answer */
+    /**
+     * Create an API key of the service; the key is shown only in this answer
+     * @description Send it as `Authorization: Bearer rck_…` on gRPC and REST. It works only for this service and only within its scopes; a call outside them answers 403 (gRPC PERMISSION_DENIED). `scopes` defaults to read and register (an application that reads its configuration and registers its versions); give a pipeline that sets values `write` as well.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2870,7 +3648,15 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @example deploy pipeline */
             name: string;
+            /**
+             * @example [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes?: ('read' | 'register' | 'write' | 'secrets')[];
           };
         };
       };
@@ -2895,6 +3681,7 @@ export interface paths {
               name: string;
               /** @description The first characters of the key, to tell keys apart */
               prefix: string;
+              scopes: ('read' | 'register' | 'write' | 'secrets')[];
               /**
                * Format: date-time
                * @description ISO 8601, microsecond precision
@@ -3024,6 +3811,212 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List your personal access tokens (never the tokens themselves), newest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PersonalToken'][];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a personal access token; the token is shown only in this answer
+     * @description The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as `Authorization: Bearer rcp_…`. `expiresAt` null means the longest lifetime, 90 days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example deploy pipeline */
+            name: string;
+            expiresAt?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * Format: uuid
+               * @description UUID
+               */
+              id: string;
+              name: string;
+              /** @description The first characters of the token, to tell tokens apart */
+              prefix: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, microsecond precision
+               */
+              expiresAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, microsecond precision
+               */
+              createdAt: string;
+              /** @description The token itself (`rcp_…`), for `Authorization: Bearer`. Shown only in this answer; store it now. */
+              token: string;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/tokens/{tokenId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke one of your tokens: calls with it, open streams included, are refused from now on */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          tokenId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3086,6 +4079,17 @@ export interface components {
        */
       updatedAt: string;
     };
+    Member: {
+      userId: string;
+      /** @description viewer reads; editor also sets values, imports, restores, promotes and opens change requests; owner also manages the service (its versions, entries, members, API keys, webhooks and protection) */
+      role: 'viewer' | 'editor' | 'owner';
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      addedAt: string;
+      addedBy: string | null;
+    };
     Version: {
       /**
        * Format: uuid
@@ -3099,6 +4103,8 @@ export interface components {
       serviceId: string;
       versionLabel: string;
       description: string | null;
+      /** @description Changes of its entries go through change requests, approved by another editor or owner */
+      protected: boolean;
       /**
        * Format: date-time
        * @description ISO 8601, microsecond precision
@@ -3135,6 +4141,64 @@ export interface components {
        * @description ISO 8601, microsecond precision
        */
       updatedAt: string;
+    };
+    ChangeRequest: {
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      serviceId: string;
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      versionId: string;
+      title: string;
+      description: string | null;
+      /** @description open (waiting for approvals), approved (may be applied), applied, stale (an entry changed since: nothing applied), rejected, withdrawn */
+      status: 'open' | 'approved' | 'applied' | 'stale' | 'rejected' | 'withdrawn';
+      /** @description The user id (or `apikey:<id>`) who opened it */
+      author: string;
+      authorName: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      updatedAt: string;
+      closedBy: string | null;
+      requiredApprovals: number;
+      changes: {
+        /**
+         * Format: uuid
+         * @description UUID
+         */
+        id: string;
+        rawValue: string | null;
+        /** @description The generation of the entry the change was made from */
+        generation: number;
+        key: string | null;
+        currentValue: string | null;
+        currentGeneration: number | null;
+      }[];
+      approvals: {
+        userId: string;
+        userName: string | null;
+        /**
+         * Format: date-time
+         * @description ISO 8601, microsecond precision
+         */
+        approvedAt: string;
+      }[];
     };
     AuditRecord: {
       /**
@@ -3175,12 +4239,35 @@ export interface components {
       name: string;
       /** @description The first characters of the key, to tell keys apart */
       prefix: string;
+      scopes: ('read' | 'register' | 'write' | 'secrets')[];
       /**
        * Format: date-time
        * @description ISO 8601, microsecond precision
        */
       createdAt: string;
       createdBy: string | null;
+      lastUsedAt: string | null;
+      revokedAt: string | null;
+    };
+    PersonalToken: {
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      id: string;
+      name: string;
+      /** @description The first characters of the token, to tell tokens apart */
+      prefix: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      expiresAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      createdAt: string;
       lastUsedAt: string | null;
       revokedAt: string | null;
     };

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ApiKeyRecord, ApiKeyStore } from '../../core/index.js';
+import { API_KEY_SCOPES, type ApiKeyRecord, type ApiKeyScope, type ApiKeyStore } from '../../core/index.js';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
 
 function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
@@ -7,6 +7,8 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     id: row.id,
     serviceId: row.service_id,
     name: row.name,
+    // Unknown words (written by a later release) grant nothing.
+    scopes: row.scopes.split(' ').filter((s): s is ApiKeyScope => API_KEY_SCOPES.includes(s as ApiKeyScope)),
     keyHash: row.key_hash,
     prefix: row.key_prefix,
     createdAt: Number(row.created_at),
@@ -27,6 +29,7 @@ export function createApiKeyStore(db: Kysely<DatabaseSchema>): ApiKeyStore {
           name: key.name,
           key_hash: key.keyHash,
           key_prefix: key.prefix,
+          scopes: key.scopes.join(' '),
           created_at: key.createdAt,
           created_by: key.createdBy,
           last_used_at: key.lastUsedAt,

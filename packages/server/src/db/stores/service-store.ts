@@ -1,6 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ServiceRecord, ServiceStore } from '../../core/index.js';
-import type { DatabaseSchema, ServicesTable } from '../schema.js';
+import {
+  SERVICE_ROLES,
+  type MemberRecord,
+  type ServiceRecord,
+  type ServiceRole,
+  type ServiceStore,
+} from '../../core/index.js';
+import type { DatabaseSchema, ServiceMembersTable, ServicesTable } from '../schema.js';
 import { serviceNameKey } from '../service-name-key.js';
 
 function toRecord(row: Selectable<ServicesTable>): ServiceRecord {
@@ -13,6 +19,20 @@ function toRecord(row: Selectable<ServicesTable>): ServiceRecord {
     contactEmail: row.contact_email,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+  };
+}
+
+/** A stored role; an unknown one (written by a later release) counts as the least. */
+const roleOf = (role: string): ServiceRole =>
+  SERVICE_ROLES.includes(role as ServiceRole) ? (role as ServiceRole) : 'viewer';
+
+function memberOf(row: Selectable<ServiceMembersTable>): MemberRecord {
+  return {
+    serviceId: row.service_id,
+    userId: row.user_id,
+    role: roleOf(row.role),
+    addedAt: Number(row.added_at),
+    addedBy: row.added_by,
   };
 }
 
@@ -88,23 +108,16 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .orderBy('added_at')
         .orderBy('user_id')
         .execute();
-      return rows.map((r) => ({
-        serviceId: r.service_id,
-        userId: r.user_id,
-        addedAt: Number(r.added_at),
-        addedBy: r.added_by,
-      }));
+      return rows.map(memberOf);
     },
     async getMember(serviceId, userId) {
-      const r = await db
+      const row = await db
         .selectFrom('service_members')
         .selectAll()
         .where('service_id', '=', serviceId)
         .where('user_id', '=', userId)
         .executeTakeFirst();
-      return r
-        ? { serviceId: r.service_id, userId: r.user_id, addedAt: Number(r.added_at), addedBy: r.added_by }
-        : undefined;
+      return row && memberOf(row);
     },
     async addMember(member) {
       await db
@@ -112,10 +125,21 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .values({
           service_id: member.serviceId,
           user_id: member.userId,
+          role: member.role,
           added_at: member.addedAt,
           added_by: member.addedBy,
         })
         .execute();
+    },
+    async setMemberRole(serviceId, userId, role) {
+      const row = await db
+        .updateTable('service_members')
+        .set({ role })
+        .where('service_id', '=', serviceId)
+        .where('user_id', '=', userId)
+        .returningAll()
+        .executeTakeFirst();
+      return row && memberOf(row);
     },
     async removeMember(serviceId, userId) {
       const result = await db
@@ -125,15 +149,16 @@ export function createServiceStore(db: Kysely<DatabaseSchema>): ServiceStore {
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
-    async hasAnyMember(serviceId, userIds) {
-      if (userIds.length === 0) return false;
-      const row = await db
+    async roleOf(serviceId, userIds) {
+      if (userIds.length === 0) return undefined;
+      const rows = await db
         .selectFrom('service_members')
-        .select('user_id')
+        .select('role')
         .where('service_id', '=', serviceId)
         .where('user_id', 'in', [...userIds])
-        .executeTakeFirst();
-      return row !== undefined;
+        .execute();
+      const roles = rows.map((row) => roleOf(row.role));
+      return SERVICE_ROLES.findLast((role) => roles.includes(role));
     },
   };
 }

@@ -9,6 +9,7 @@ function toRecord(row: Selectable<VersionsTable>): VersionRecord {
     serviceId: row.service_id,
     versionLabel: row.version_label,
     description: row.description,
+    protected: Number(row.is_protected) === 1,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -25,6 +26,7 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           service_id: version.serviceId,
           version_label: version.versionLabel,
           description: version.description,
+          is_protected: version.protected ? 1 : 0,
           created_at: version.createdAt,
           updated_at: version.updatedAt,
           last_change_ts: 0,
@@ -68,7 +70,12 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
     async update(id, fields, updatedAt) {
       const row = await db
         .updateTable('versions')
-        .set({ version_label: fields.versionLabel, description: fields.description, updated_at: updatedAt })
+        .set({
+          version_label: fields.versionLabel,
+          description: fields.description,
+          is_protected: fields.protected ? 1 : 0,
+          updated_at: updatedAt,
+        })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
@@ -88,9 +95,11 @@ export function createVersionStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .set({ last_change_ts: sql<number>`${sql.raw(greatest)}(last_change_ts + 1, ${nowMicros})` })
         .where('id', '=', id)
         .$if(serviceId !== undefined, (q) => q.where('service_id', '=', serviceId as string))
-        .returning('last_change_ts')
+        .returning(['last_change_ts', 'version_label', 'is_protected'])
         .executeTakeFirst();
-      return row ? Number(row.last_change_ts) : undefined;
+      return row
+        ? { timestamp: Number(row.last_change_ts), label: row.version_label, protected: Number(row.is_protected) === 1 }
+        : undefined;
     },
     async size(id) {
       const row = await db

@@ -4,6 +4,7 @@ import type { AuditRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { callerOf } from '../auth/index.js';
 import { parseEntityType, type AuditQueries } from './audit-queries.js';
 
 const AuditRecordSchema = Type.Object(
@@ -36,14 +37,17 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
   app.post(
     '/api/auditlogs/search',
     {
-      config: { policy: 'canChange' },
+      config: { policy: 'authenticated' },
       schema: {
         tags: ['audit'],
+        description: 'Needs read access to the service (canChange, a role in it, or an API key of it with `read`).',
         summary: 'Audit records of a service, newest first',
         body: Type.Object({
           serviceId: Uuid,
           entityType: Type.Optional(
-            Nullable(Type.String({ description: 'Service, Version, Entry, Member or ApiKey (any case)' })),
+            Nullable(
+              Type.String({ description: 'Service, Version, Entry, Member, ApiKey or ChangeRequest (any case)' }),
+            ),
           ),
           pageSize: Type.Optional(Nullable(Type.Integer())),
           pageToken: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
@@ -59,10 +63,16 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
       const type = entityType ? parseEntityType(entityType) : null;
       if (type === undefined) {
         throw AppError.invalid('Unknown entity type.', {
-          entityType: ['must be one of Service, Version, Entry, Member, ApiKey'],
+          entityType: ['must be one of Service, Version, Entry, Member, ApiKey, ChangeRequest'],
         });
       }
-      const page = await queries.search({ serviceId, entityType: type, pageSize, pageToken });
+      const page = await queries.search({
+        caller: callerOf(request),
+        serviceId,
+        entityType: type,
+        pageSize,
+        pageToken,
+      });
       return { entities: page.entities.map(auditOf), nextPageToken: page.nextPageToken };
     },
   );

@@ -48,7 +48,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     app.get(
       url,
       {
-        config: { policy: 'authenticated' },
+        config: { policy: 'user' },
         schema: {
           tags,
           summary: 'The signed-in user with roles and policies',

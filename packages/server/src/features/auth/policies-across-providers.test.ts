@@ -70,6 +70,23 @@ describe.each(PROVIDERS)('route policies and membership with the %s provider', (
     expect((await admin('GET', entries)).body).toMatchObject([{ id, rawValue: 'new' }]);
   }
 
+  it.each(['admin', 'developer'] as const)(
+    'makes a personal access token for %s that acts with the same roles on REST',
+    async (who) => {
+      const made = await callers[who]('POST', '/api/auth/tokens', { name: `${provider} pipeline` });
+      expect(made.status).toBe(201);
+      const token = (made.body as { token: string }).token;
+      const me = await fetch(`${harness.server.baseUrl}/api/auth/me`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(me.status).toBe(200);
+      expect(await me.json()).toMatchObject({
+        id: harness.people[who].id,
+        policies: EXPECTED_POLICIES[who],
+      });
+    },
+  );
+
   it.each(['admin', 'developer', 'nobody'] as const)('GET /auth/me shows the roles and policies of %s', async (who) => {
     const person = harness.people[who];
     const me = await callers[who]('GET', '/auth/me');

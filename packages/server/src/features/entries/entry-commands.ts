@@ -1,13 +1,11 @@
 import { checkKey, checkValue } from '../../protocol.js';
 import {
-  actorOf,
+  actorOfCaller,
   EntryWriter,
-  requireServiceAccess,
-  userCaller,
   type Actor,
   type EntryMetadata,
   type EntryRecord,
-  type Identity,
+  type Caller,
   type NewEntry,
   type UnitOfWork,
   type VersionCaps,
@@ -52,12 +50,9 @@ export class EntryCommands {
     });
   }
 
-  /**
-   * Sets the values of several entries at once, all or nothing. A canChange-only user must be a
-   * member of the service (by id or e-mail).
-   */
+  /** Sets the values of several entries at once, all or nothing (the route checked the caller may write). */
   setValues(
-    identity: Identity,
+    caller: Caller,
     serviceId: string,
     versionId: string,
     items: readonly ValueSetItem[],
@@ -81,8 +76,7 @@ export class EntryCommands {
     return this.uow.write(async (ctx) => {
       // Opening the writer takes the version's clock first, which checks the version and locks it,
       // so the generation checks below cannot race.
-      const writer = await this.writer(ctx, actorOf(identity), serviceId, versionId);
-      await requireServiceAccess(ctx, userCaller(identity), serviceId, 'write');
+      const writer = await this.writer(ctx, actorOfCaller(caller), serviceId, versionId);
       const found = new Map((await ctx.entries.getManyLive(versionId, [...seen])).map((e) => [e.id, e]));
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
       if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);

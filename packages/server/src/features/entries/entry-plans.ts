@@ -1,15 +1,13 @@
 import { checkKey, checkValue } from '../../protocol.js';
 import {
-  actorOf,
+  actorOfCaller,
   EntryWriter,
-  hasPolicy,
   requireServiceAccess,
   requireWithinVersionCaps,
   sizeChange,
   totalChange,
-  userCaller,
   type EntryRecord,
-  type Identity,
+  type Caller,
   type NewEntry,
   type SizeChange,
   type Stores,
@@ -43,6 +41,8 @@ export interface PlanItem {
   readonly key: string;
   readonly action: PlannedChange['kind'];
   readonly current: {
+    /** The entry's id: with its generation and the next value, a plan's value sets make a change request. */
+    readonly id: string;
     readonly rawValue: string | null;
     readonly generation: number;
     readonly valueType: number;
@@ -79,7 +79,9 @@ function describe(
     return {
       key: keyOf(change),
       action: change.kind,
-      current: entry ? { rawValue: entry.rawValue, generation: entry.generation, valueType: entry.valueType } : null,
+      current: entry
+        ? { id: entry.id, rawValue: entry.rawValue, generation: entry.generation, valueType: entry.valueType }
+        : null,
       next:
         change.kind === 'delete'
           ? null
@@ -132,7 +134,7 @@ export class EntryPlans {
   }
 
   apply(
-    identity: Identity,
+    caller: Caller,
     target: { serviceId: string; versionId: string },
     planner: Planner,
     options: { basedOn: string | null; action: 'Restored' | 'Imported' },
@@ -143,14 +145,12 @@ export class EntryPlans {
       if (!(await ctx.versions.get(serviceId, versionId))) {
         throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
       }
-      await requireServiceAccess(ctx, userCaller(identity), serviceId, 'write');
-      const canAll = hasPolicy(identity, 'canAll');
       // Opening the writer takes the clock first and locks the version: nothing changes between the
       // plan and its writes.
       const writer = await EntryWriter.open(ctx, {
         serviceId,
         versionId,
-        actor: actorOf(identity),
+        actor: actorOfCaller(caller),
         nowMicros: this.clock.nowMicros(),
         ids: this.ids,
         caps: this.caps,
@@ -159,9 +159,9 @@ export class EntryPlans {
       const current = await liveByKey(ctx, versionId, plan.considered);
       if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
       requireWithinLimit(plan, this.maxChanges);
-      if (!canAll && plan.changes.some((c) => c.kind !== 'set')) {
-        throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
-      }
+      // Setting values needs an editor; creating and deleting keys is managing the version (an owner).
+      await requireServiceAccess(ctx, caller, serviceId, 'write');
+      if (plan.changes.some((c) => c.kind !== 'set')) await requireServiceAccess(ctx, caller, serviceId, 'manage');
       requireValid(plan, current);
       await write(writer, plan, current, options.action);
       await writer.commit();

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf, type EntryRecord } from '../../core/index.js';
+import { actorOfCaller, type EntryRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/index.js';
+import { callerOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
 import type { EntryQueries } from './entry-queries.js';
 import { ENTRY_LIMITS } from './entry-limits.js';
@@ -59,7 +59,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
   app.get(
     '/api/configentries/:serviceId/:versionId',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: { tags, params, response: { 200: Type.Array(entryRef), ...problems(400, 401, 403, 404) } },
     },
     async (request) => (await queries.list(request.params.serviceId, request.params.versionId)).map(entryOf),
@@ -68,7 +68,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
   app.post(
     '/api/configentries/:serviceId/:versionId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         params,
@@ -99,7 +99,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
     async (request, reply) => {
       const b = request.body;
       const entry = await commands.create(
-        actorOf(identityOf(request)),
+        actorOfCaller(callerOf(request)),
         request.params.serviceId,
         request.params.versionId,
         {
@@ -120,7 +120,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
   app.put(
     '/api/configentries/:serviceId/:versionId/set',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'write' } },
       schema: {
         tags,
         summary: 'Set values of several entries at once (all or nothing, optimistic concurrency)',
@@ -134,14 +134,14 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
     },
     async (request) =>
       (
-        await commands.setValues(identityOf(request), request.params.serviceId, request.params.versionId, request.body)
+        await commands.setValues(callerOf(request), request.params.serviceId, request.params.versionId, request.body)
       ).map(entryOf),
   );
 
   app.put(
     '/api/configentries/:serviceId/:versionId/:entryId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         summary: 'Update display metadata and the default value; omitted fields keep their value',
@@ -161,7 +161,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
     async (request) => {
       const { serviceId, versionId, entryId } = request.params;
       const updated = await commands.updateMetadata(
-        actorOf(identityOf(request)),
+        actorOfCaller(callerOf(request)),
         serviceId,
         versionId,
         entryId,
@@ -174,12 +174,12 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
   app.delete(
     '/api/configentries/:serviceId/:versionId/:entryId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: { tags, params: entryParams, response: { 204: Type.Null(), ...problems(400, 401, 403, 404) } },
     },
     async (request, reply) => {
       const { serviceId, versionId, entryId } = request.params;
-      await commands.delete(actorOf(identityOf(request)), serviceId, versionId, entryId);
+      await commands.delete(actorOfCaller(callerOf(request)), serviceId, versionId, entryId);
       return reply.code(204).send(null);
     },
   );

@@ -1,12 +1,13 @@
 import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
-import { Nullable } from '../../platform/http/schemas.js';
+import { Nullable, Uuid } from '../../platform/http/schemas.js';
 import type { PlanOutcome } from './entry-plans.js';
 
 const Side = (description: string) =>
   Nullable(
     Type.Object(
       {
+        id: Type.Optional(Uuid),
         value: Nullable(Type.String()),
         valueType: Type.Integer({ minimum: 0, maximum: 8 }),
         valueTypeName: Type.String(),
@@ -41,6 +42,7 @@ export function planOutcomeOf(outcome: PlanOutcome) {
       key: c.key,
       action: c.action,
       current: c.current && {
+        id: c.current.id,
         value: c.current.rawValue,
         valueType: c.current.valueType,
         valueTypeName: valueTypeName(c.current.valueType),

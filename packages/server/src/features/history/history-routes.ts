@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/index.js';
+import { callerOf } from '../auth/index.js';
 import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type EntryPlans } from '../entries/index.js';
 import { restorePlanner, type EntryHistory } from './entry-history.js';
 
@@ -30,7 +30,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   app.get(
     '/api/configentries/:serviceId/:versionId/:entryId/history',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         summary: 'Every change of an entry, newest first (deleted entries too)',
@@ -63,12 +63,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   app.post(
     '/api/configentries/:serviceId/:versionId/restore',
     {
-      config: { policy: 'canChange' },
+      // A dry run only reads; applying checks that the caller may change values (and create or delete keys).
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         summary: 'Restore values to what they were at a point in time (dry run first)',
         description:
-          'Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Creating and deleting entries needs canAll; members with canChange may restore values.',
+          'Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Editors may restore values; creating and deleting entries needs an owner.',
         params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
         body: Type.Object(
           {
@@ -103,7 +104,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         });
       }
       return planOutcomeOf(
-        await plans.apply(identityOf(request), { serviceId, versionId }, planner, { basedOn, action: 'Restored' }),
+        await plans.apply(callerOf(request), { serviceId, versionId }, planner, { basedOn, action: 'Restored' }),
       );
     },
   );

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http2';
 import { anonymousCaller, type Caller, type Identity } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { isCrossOrigin, type RequestOrigin } from '../../platform/http/same-origin.js';
-import { API_KEY_PREFIX, type ApiKeys } from '../auth/index.js';
+import type { BearerCredentials } from '../auth/index.js';
 
 /** What a call may present: a bearer token or API key, or the web console's session cookie. */
 export interface GrpcCredentials extends RequestOrigin {
@@ -43,9 +43,8 @@ const MISSING_CREDENTIALS = 'This call needs "authorization: Bearer <API key or 
 export interface GrpcAuthorizerOptions {
   /** Grpc:RequireAuthentication. */
   readonly required: boolean;
-  readonly apiKeys: Pick<ApiKeys, 'authenticate'>;
-  /** The active provider's bearer check (Jwt); without it only API keys are accepted. */
-  readonly verifyBearer?: (token: string) => Promise<Identity | null>;
+  /** API keys, personal access tokens and the provider's bearer tokens (Jwt), as REST reads them. */
+  readonly bearer: BearerCredentials;
   /** The identity of a signed-in console session, from the Cookie header. */
   readonly sessionIdentity?: (cookieHeader: string | undefined) => Promise<Identity | null>;
 }
@@ -56,7 +55,7 @@ export interface GrpcAuthorizerOptions {
  * anonymous (as the SDKs without credentials expect), with it the call answers UNAUTHENTICATED.
  */
 export function createGrpcAuthorizer(options: GrpcAuthorizerOptions): GrpcAuthorizer {
-  const { required, apiKeys, verifyBearer, sessionIdentity } = options;
+  const { required, bearer, sessionIdentity } = options;
 
   const presented = async (credentials: GrpcCredentials): Promise<Caller | string> => {
     const { authorization } = credentials;
@@ -66,13 +65,14 @@ export function createGrpcAuthorizer(options: GrpcAuthorizerOptions): GrpcAuthor
       const identity = sessionIdentity ? await sessionIdentity(cookie) : null;
       return identity ? { kind: 'user', identity } : MISSING_CREDENTIALS;
     }
-    if (token.startsWith(API_KEY_PREFIX)) {
-      const key = await apiKeys.authenticate(token);
-      return key ? { kind: 'apiKey', key } : 'The API key is not valid or has been revoked.';
+    const resolved = await bearer.resolve(token);
+    if ('refused' in resolved) return resolved.refused;
+    const { caller, via } = resolved;
+    // A provider's token (Jwt) of a subject without roles is an application client: it reads and registers.
+    if (via === 'provider' && caller.kind === 'user' && caller.identity.policies.length === 0) {
+      return { kind: 'application', identity: caller.identity };
     }
-    const identity = verifyBearer ? await verifyBearer(token) : null;
-    if (!identity) return 'The bearer token is not valid.';
-    return identity.policies.length > 0 ? { kind: 'user', identity } : { kind: 'application', identity };
+    return caller;
   };
 
   return {

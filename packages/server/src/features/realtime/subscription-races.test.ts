@@ -108,7 +108,7 @@ describe('stream races', () => {
       registration: undefined as never,
       authorizer: createGrpcAuthorizer({
         required: false,
-        apiKeys: { authenticate: () => Promise.resolve(undefined) },
+        bearer: { resolve: () => Promise.resolve({ refused: 'no credentials in this test' }) },
       }),
       isStarted: () => true,
     });

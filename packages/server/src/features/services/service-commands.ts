@@ -4,6 +4,7 @@ import {
   versionDeletionNotice,
   type Actor,
   type MemberRecord,
+  type ServiceRole,
   type ServiceFields,
   type ServiceRecord,
   type Stores,
@@ -115,7 +116,8 @@ export class ServiceCommands {
     });
   }
 
-  addMember(actor: Actor, serviceId: string, userId: string): Promise<MemberRecord> {
+  addMember(actor: Actor, serviceId: string, input: { userId: string; role: ServiceRole }): Promise<MemberRecord> {
+    const { userId, role } = input;
     return this.uow.write(async (ctx) => {
       if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
       if (this.options.membersAreLocalUsers && !(await ctx.users.get(userId))) {
@@ -127,7 +129,7 @@ export class ServiceCommands {
         throw AppError.alreadyExists(`User ${userId} is already a member of service ${serviceId}.`);
       }
       const now = this.clock.nowMicros();
-      const member: MemberRecord = { serviceId, userId, addedAt: now, addedBy: actor.userId };
+      const member: MemberRecord = { serviceId, userId, role, addedAt: now, addedBy: actor.userId };
       await ctx.services.addMember(member);
       await ctx.audit.append({
         id: this.ids.newId(),
@@ -140,6 +142,26 @@ export class ServiceCommands {
         changes: { after: auditView(member) },
       });
       return member;
+    });
+  }
+
+  setMemberRole(actor: Actor, serviceId: string, userId: string, role: ServiceRole): Promise<MemberRecord> {
+    return this.uow.write(async (ctx) => {
+      if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+      const before = await ctx.services.getMember(serviceId, userId);
+      if (!before) throw AppError.notFound(`User ${userId} is not a member of service ${serviceId}.`);
+      const after = (await ctx.services.setMemberRole(serviceId, userId, role)) as MemberRecord;
+      await ctx.audit.append({
+        id: this.ids.newId(),
+        serviceId,
+        entityType: 'Member',
+        entityId: userId,
+        action: 'Updated',
+        ...actor,
+        timestamp: this.clock.nowMicros(),
+        changes: { before: auditView(before), after: auditView(after) },
+      });
+      return after;
     });
   }
 

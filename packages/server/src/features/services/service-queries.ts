@@ -15,9 +15,17 @@ export class ServiceQueries {
     name?: string | null;
     pageSize?: number | null;
     pageToken?: string | null;
+    /** Only this service (an API key's own): a key finds nothing else. */
+    onlyServiceId?: string | null;
   }): Promise<Page<ServiceRecord>> {
     const limit = clampPageSize(query.pageSize);
     const afterNum = decodePageToken(query.pageToken) ?? 0;
+    if (query.onlyServiceId) {
+      const own = await this.uow.read.services.get(query.onlyServiceId);
+      const name = query.name?.toLowerCase() ?? '';
+      const found = own && own.num > afterNum && own.name.toLowerCase().includes(name) ? [own] : [];
+      return { entities: found, nextPageToken: '' };
+    }
     const rows = await this.uow.read.services.search({ nameContains: query.name ?? null, afterNum, limit: limit + 1 });
     const entities = rows.slice(0, limit);
     const last = entities.at(-1);

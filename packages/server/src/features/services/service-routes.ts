@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf, type MemberRecord, type ServiceRecord } from '../../core/index.js';
+import { actorOfCaller, hasPolicy, type MemberRecord, type ServiceRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/index.js';
+import { AppError } from '../../platform/errors.js';
+import { callerOf } from '../auth/index.js';
 import type { ServiceCommands } from './service-commands.js';
 import type { ServiceQueries } from './service-queries.js';
 
@@ -31,14 +32,23 @@ const ServiceBody = Type.Object({
   contactEmail: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 320 }))),
 });
 
-const MemberSchema = Type.Object({ userId: Type.String(), addedAt: Timestamp, addedBy: Nullable(Type.String()) });
+const Role = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('owner')], {
+  description:
+    'viewer reads; editor also sets values, imports, restores, promotes and opens change requests; owner also manages the service (its versions, entries, members, API keys, webhooks and protection)',
+});
+
+const MemberSchema = Type.Object(
+  { userId: Type.String(), role: Role, addedAt: Timestamp, addedBy: Nullable(Type.String()) },
+  { $id: 'Member' },
+);
+const memberRef = Type.Unsafe<ReturnType<typeof memberOf>>({ $ref: 'Member#' });
 
 function serviceOf(s: ServiceRecord) {
   return { ...s, createdAt: microsToIso(s.createdAt), updatedAt: microsToIso(s.updatedAt) };
 }
 
 function memberOf(m: MemberRecord) {
-  return { userId: m.userId, addedAt: microsToIso(m.addedAt), addedBy: m.addedBy };
+  return { userId: m.userId, role: m.role, addedAt: microsToIso(m.addedAt), addedBy: m.addedBy };
 }
 
 function fieldsOf(body: {
@@ -60,16 +70,18 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   { commands, queries },
 ) => {
   app.addSchema(ServiceSchema);
+  app.addSchema(MemberSchema);
   const tags = ['services'];
   const params = Type.Object({ serviceId: Uuid });
 
   app.post(
     '/api/services/search',
     {
-      config: { policy: 'canChange' },
+      config: { policy: 'authenticated' },
       schema: {
         tags,
         summary: 'Search services by name, with cursor paging',
+        description: 'Needs canChange; an API key finds its own service only.',
         body: Type.Object({
           name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
           pageSize: Type.Optional(Nullable(Type.Integer())),
@@ -82,7 +94,14 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
       },
     },
     async (request) => {
-      const page = await queries.search(request.body);
+      const caller = callerOf(request);
+      if (caller.kind === 'user' && !hasPolicy(caller.identity, 'canChange')) {
+        throw AppError.forbidden('This operation needs the canChange policy.');
+      }
+      const page = await queries.search({
+        ...request.body,
+        onlyServiceId: caller.kind === 'apiKey' ? caller.key.serviceId : null,
+      });
       return { entities: page.entities.map(serviceOf), nextPageToken: page.nextPageToken };
     },
   );
@@ -90,7 +109,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   app.get(
     '/api/services/:serviceId',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: { tags, params, response: { 200: serviceRef, ...problems(400, 401, 403, 404) } },
     },
     async (request) => serviceOf(await queries.get(request.params.serviceId)),
@@ -103,17 +122,19 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
       schema: { tags, body: ServiceBody, response: { 201: serviceRef, ...problems(400, 401, 403) } },
     },
     async (request, reply) =>
-      reply.code(201).send(serviceOf(await commands.create(actorOf(identityOf(request)), fieldsOf(request.body)))),
+      reply.code(201).send(serviceOf(await commands.create(actorOfCaller(callerOf(request)), fieldsOf(request.body)))),
   );
 
   app.put(
     '/api/services/:serviceId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: { tags, params, body: ServiceBody, response: { 200: serviceRef, ...problems(400, 401, 403, 404) } },
     },
     async (request) =>
-      serviceOf(await commands.update(actorOf(identityOf(request)), request.params.serviceId, fieldsOf(request.body))),
+      serviceOf(
+        await commands.update(actorOfCaller(callerOf(request)), request.params.serviceId, fieldsOf(request.body)),
+      ),
   );
 
   app.delete(
@@ -128,7 +149,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
       },
     },
     async (request, reply) => {
-      await commands.delete(actorOf(identityOf(request)), request.params.serviceId);
+      await commands.delete(actorOfCaller(callerOf(request)), request.params.serviceId);
       return reply.code(204).send(null);
     },
   );
@@ -136,8 +157,8 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   app.get(
     '/api/services/:serviceId/members',
     {
-      config: { policy: 'canChange' },
-      schema: { tags, params, response: { 200: Type.Array(MemberSchema), ...problems(400, 401, 403, 404) } },
+      config: { policy: { service: 'read' } },
+      schema: { tags, params, response: { 200: Type.Array(memberRef), ...problems(400, 401, 403, 404) } },
     },
     async (request) => (await queries.members(request.params.serviceId)).map(memberOf),
   );
@@ -145,29 +166,55 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   app.post(
     '/api/services/:serviceId/members',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
-        summary: 'Associate a user (id or e-mail) with the service',
+        summary: 'Make a user (id or e-mail; a username with the Local provider) a member with a role',
         params,
-        body: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 320 }) }),
-        response: { 201: MemberSchema, ...problems(400, 401, 403, 404, 409) },
+        body: Type.Object({
+          userId: Type.String({ minLength: 1, maxLength: 320, examples: ['ada'] }),
+          role: Type.Optional(Role),
+        }),
+        response: { 201: memberRef, ...problems(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          memberOf(
-            await commands.addMember(actorOf(identityOf(request)), request.params.serviceId, request.body.userId),
-          ),
+    async (request, reply) => {
+      const { userId, role } = request.body;
+      const member = await commands.addMember(actorOfCaller(callerOf(request)), request.params.serviceId, {
+        userId,
+        role: role ?? 'editor',
+      });
+      return reply.code(201).send(memberOf(member));
+    },
+  );
+
+  app.put(
+    '/api/services/:serviceId/members/:userId',
+    {
+      config: { policy: { service: 'manage' } },
+      schema: {
+        tags,
+        summary: "Change a member's role",
+        params: Type.Object({ serviceId: Uuid, userId: Type.String({ minLength: 1, maxLength: 320 }) }),
+        body: Type.Object({ role: Role }),
+        response: { 200: memberRef, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      memberOf(
+        await commands.setMemberRole(
+          actorOfCaller(callerOf(request)),
+          request.params.serviceId,
+          request.params.userId,
+          request.body.role,
         ),
+      ),
   );
 
   app.delete(
     '/api/services/:serviceId/members/:userId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         params: Type.Object({ serviceId: Uuid, userId: Type.String({ minLength: 1, maxLength: 320 }) }),
@@ -175,7 +222,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
       },
     },
     async (request, reply) => {
-      await commands.removeMember(actorOf(identityOf(request)), request.params.serviceId, request.params.userId);
+      await commands.removeMember(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.userId);
       return reply.code(204).send(null);
     },
   );

@@ -1,5 +1,5 @@
 import type { VersionCaps } from '../../core/index.js';
-import { hasPolicy, type Identity, type UnitOfWork } from '../../core/index.js';
+import { hasPolicy, type Caller, type UnitOfWork } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { EntryPlans, PlanOutcome } from '../entries/index.js';
@@ -71,7 +71,7 @@ export class ConfigTransfer {
 
   /** The changes an import makes (dry run), or makes them (one batch, audited `Imported`). */
   async import(
-    identity: Identity,
+    caller: Caller,
     target: { serviceId: string; versionId: string },
     source: ImportSource,
     options: { dryRun: boolean; createMissing: boolean; basedOn: string | null },
@@ -79,21 +79,22 @@ export class ConfigTransfer {
     const read =
       source.kind === 'file'
         ? await this.fileReader(source.format, source.content)
-        : await this.versionReader(identity, target.serviceId, source);
+        : await this.versionReader(caller, target.serviceId, source);
     const planner = importPlanner(read, options.createMissing, this.caps.maxEntries);
     if (options.dryRun) return this.plans.preview(target.serviceId, target.versionId, planner);
-    return this.plans.apply(identity, target, planner, { basedOn: options.basedOn, action: 'Imported' });
+    return this.plans.apply(caller, target, planner, { basedOn: options.basedOn, action: 'Imported' });
   }
 
   /** A promotion: the live entries of another version (of this service; of any service for canAll). */
   private async versionReader(
-    identity: Identity,
+    caller: Caller,
     serviceId: string,
     source: Extract<ImportSource, { kind: 'version' }>,
   ): Promise<() => ImportedEntry[]> {
-    const version = hasPolicy(identity, 'canAll')
-      ? await this.uow.read.versions.getById(source.fromVersionId)
-      : await this.uow.read.versions.get(serviceId, source.fromVersionId);
+    const version =
+      caller.kind === 'user' && hasPolicy(caller.identity, 'canAll')
+        ? await this.uow.read.versions.getById(source.fromVersionId)
+        : await this.uow.read.versions.get(serviceId, source.fromVersionId);
     if (!version) throw AppError.notFound(`Version ${source.fromVersionId} was not found.`);
     const wanted = source.keys === null ? null : new Set(source.keys);
     const entries = (await this.uow.read.entries.listLive(version.id)).filter(

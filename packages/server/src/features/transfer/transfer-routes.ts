@@ -6,7 +6,7 @@ import { hasPolicy, type EntryRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/index.js';
+import { callerOf } from '../auth/index.js';
 import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
@@ -101,7 +101,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
   app.get(
     '/api/configversions/:serviceId/compare',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         summary: 'Compare two versions key by key',
@@ -129,7 +129,8 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
       },
     },
     async (request) => {
-      const anyService = hasPolicy(identityOf(request), 'canAll');
+      const caller = callerOf(request);
+      const anyService = caller.kind === 'user' && hasPolicy(caller.identity, 'canAll');
       const result = await compare.compare(
         { serviceId: request.params.serviceId, versionId: request.query.base },
         { versionId: request.query.target, anyService },
@@ -144,7 +145,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
   app.get(
     '/api/configversions/:serviceId/:versionId/export',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         summary: 'Export a version as a file (json, yaml or env)',
@@ -175,7 +176,8 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
     '/api/configversions/:serviceId/:versionId/import',
     {
       config: {
-        policy: 'canChange',
+        // A dry run only reads; applying checks that the caller may change values (and create keys).
+        policy: { service: 'read' },
         swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: ImportBodyDoc }, url }),
       },
       // Any exported file imports back: the limit follows from the version caps, not the 1 MiB of other routes.
@@ -184,7 +186,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
         tags,
         summary: 'Import a file, or the values of another version (dry run first)',
         description:
-          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (needs canAll). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`. The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.',
+          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`. The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.',
         params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
         querystring: Type.Object({
           format: Type.Optional(Format),
@@ -199,7 +201,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
       const { serviceId, versionId } = request.params;
       const { format, dryRun, createMissing, basedOn } = request.query;
       const source = importSource(request.body, format, caps.maxEntries);
-      const outcome = await transfer.import(identityOf(request), { serviceId, versionId }, source, {
+      const outcome = await transfer.import(callerOf(request), { serviceId, versionId }, source, {
         dryRun: dryRun !== 'false',
         createMissing: createMissing === 'true',
         basedOn: basedOn ?? null,

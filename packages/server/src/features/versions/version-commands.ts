@@ -14,7 +14,12 @@ import type { IdGenerator } from '../../platform/ids.js';
 export interface VersionFields {
   readonly versionLabel: string;
   readonly description: string | null;
+  /** Left out: unchanged (false for a new version). */
+  readonly protected?: boolean;
 }
+
+/** What an update changes: a field left out keeps its value. */
+export type VersionChanges = Partial<VersionFields>;
 
 export class VersionCommands {
   constructor(
@@ -29,7 +34,15 @@ export class VersionCommands {
         await requireService(ctx, serviceId);
         await requireFreeLabel(ctx, serviceId, fields.versionLabel);
         const now = this.clock.nowMicros();
-        const version: VersionRecord = { id: this.ids.newId(), serviceId, ...fields, createdAt: now, updatedAt: now };
+        const version: VersionRecord = {
+          id: this.ids.newId(),
+          serviceId,
+          versionLabel: fields.versionLabel,
+          description: fields.description,
+          protected: fields.protected ?? false,
+          createdAt: now,
+          updatedAt: now,
+        };
         await ctx.versions.insert(version);
         await ctx.audit.append({
           id: this.ids.newId(),
@@ -49,16 +62,26 @@ export class VersionCommands {
     }
   }
 
-  async update(actor: Actor, serviceId: string, versionId: string, fields: VersionFields): Promise<VersionRecord> {
+  async update(actor: Actor, serviceId: string, versionId: string, changes: VersionChanges): Promise<VersionRecord> {
+    let versionLabel = changes.versionLabel;
     try {
       return await this.uow.write(async (ctx) => {
         const before = await requireVersion(ctx, serviceId, versionId);
-        if (before.versionLabel !== fields.versionLabel) await requireFreeLabel(ctx, serviceId, fields.versionLabel);
+        versionLabel ??= before.versionLabel;
+        if (before.versionLabel !== versionLabel) await requireFreeLabel(ctx, serviceId, versionLabel);
         const now = this.clock.nowMicros();
-        const after = await ctx.versions.update(versionId, fields, now);
+        const after = await ctx.versions.update(
+          versionId,
+          {
+            versionLabel,
+            description: changes.description === undefined ? before.description : changes.description,
+            protected: changes.protected ?? before.protected,
+          },
+          now,
+        );
         if (!after) throw versionNotFound(versionId);
         // Caches that look versions up by label must hear of a rename.
-        const timestamp = (await ctx.versions.advanceClock(versionId, now)) ?? now;
+        const timestamp = (await ctx.versions.advanceClock(versionId, now))?.timestamp ?? now;
         ctx.recordChange({ kind: 'version-updated', serviceId, versionId, timestamp, entries: [] });
         await ctx.audit.append({
           id: this.ids.newId(),
@@ -73,7 +96,7 @@ export class VersionCommands {
         return after;
       });
     } catch (error) {
-      throw error instanceof UniqueViolation ? duplicateLabel(fields.versionLabel) : error;
+      throw error instanceof UniqueViolation ? duplicateLabel(versionLabel ?? '') : error;
     }
   }
 

@@ -89,6 +89,7 @@ export class VersionRegistration {
         serviceId,
         versionLabel: label,
         description: `Registered by client SDK at ${microsToIso(now)}`,
+        protected: false,
         createdAt: now,
         updatedAt: now,
       };
@@ -115,6 +116,8 @@ export class VersionRegistration {
       nowMicros: now,
       ids: this.ids,
       caps: this.caps,
+      // An application must start whatever the version's protection: it only adds the keys it declares.
+      protectedVersion: 'allow',
     });
     // Another registration of the label may have added them meanwhile: looked at again under the
     // version's lock, which the writer holds from here to the commit.

@@ -30,6 +30,7 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
       'createdAt',
       'description',
       'id',
+      'protected',
       'serviceId',
       'updatedAt',
       'versionLabel',
@@ -48,6 +49,11 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: created.body.id, versionLabel: '1.0.1', description: null });
+    // Without a label only what is sent changes: protection alone keeps the label and description.
+    await admin.put(`/api/configversions/${serviceId}/${created.body.id}`, { versionLabel: '1.0.1', description: 'd' });
+    const protectedOnly = await admin.put(`/api/configversions/${serviceId}/${created.body.id}`, { protected: true });
+    expect(protectedOnly.body).toMatchObject({ versionLabel: '1.0.1', description: 'd', protected: true });
+    expect((await admin.put(`/api/configversions/${serviceId}/${created.body.id}`, {})).status).toBe(400);
 
     expect((await admin.delete(`/api/configversions/${serviceId}/${created.body.id}`)).status).toBe(204);
     expect((await admin.get(`/api/configversions/${serviceId}/${created.body.id}`)).status).toBe(404);
@@ -56,7 +62,7 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
     expect(audit.body.entities.slice(0, 3).map((e: { action: string }) => e.action)).toEqual([
       'Deleted',
       'Updated',
-      'Created',
+      'Updated',
     ]);
   });
 

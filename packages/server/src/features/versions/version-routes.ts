@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf, type VersionRecord } from '../../core/index.js';
+import { actorOfCaller, type VersionRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { identityOf } from '../auth/index.js';
+import { callerOf } from '../auth/index.js';
 import type { VersionCommands } from './version-commands.js';
 import type { VersionQueries } from './version-queries.js';
 
@@ -13,6 +13,9 @@ const VersionSchema = Type.Object(
     serviceId: Uuid,
     versionLabel: Type.String(),
     description: Nullable(Type.String()),
+    protected: Type.Boolean({
+      description: 'Changes of its entries go through change requests, approved by another editor or owner',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -23,7 +26,15 @@ const versionRef = Type.Unsafe<ReturnType<typeof versionOf>>({ $ref: 'Version#' 
 const VersionBody = Type.Object({
   versionLabel: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
+  protected: Type.Optional(
+    Type.Boolean({ description: 'Protects the version (owners): its changes then need a reviewed change request' }),
+  ),
 });
+
+const VersionUpdateBody = Type.Object(
+  { ...VersionBody.properties, versionLabel: Type.Optional(VersionBody.properties.versionLabel) },
+  { minProperties: 1 },
+);
 
 function versionOf(v: VersionRecord) {
   return { ...v, createdAt: microsToIso(v.createdAt), updatedAt: microsToIso(v.updatedAt) };
@@ -41,7 +52,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.get(
     '/api/configversions/:serviceId',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: {
         tags,
         params: serviceParams,
@@ -54,7 +65,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.get(
     '/api/configversions/:serviceId/:versionId',
     {
-      config: { policy: 'canChange' },
+      config: { policy: { service: 'read' } },
       schema: { tags, params, response: { 200: versionRef, ...problems(400, 401, 403, 404) } },
     },
     async (request) => versionOf(await queries.get(request.params.serviceId, request.params.versionId)),
@@ -63,7 +74,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.post(
     '/api/configversions/:serviceId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         params: serviceParams,
@@ -72,9 +83,10 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
       },
     },
     async (request, reply) => {
-      const version = await commands.create(actorOf(identityOf(request)), request.params.serviceId, {
+      const version = await commands.create(actorOfCaller(callerOf(request)), request.params.serviceId, {
         versionLabel: request.body.versionLabel,
         description: request.body.description ?? null,
+        ...(request.body.protected !== undefined ? { protected: request.body.protected } : {}),
       });
       return reply.code(201).send(versionOf(version));
     },
@@ -83,22 +95,36 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
   app.put(
     '/api/configversions/:serviceId/:versionId',
     {
-      config: { policy: 'canAll' },
-      schema: { tags, params, body: VersionBody, response: { 200: versionRef, ...problems(400, 401, 403, 404, 409) } },
+      config: { policy: { service: 'manage' } },
+      schema: {
+        tags,
+        summary: 'Change a version: its label and description, or only its protection',
+        description:
+          'With `versionLabel` the body replaces the label and the description (left out: none). Without it, only the fields sent change: `{"protected": true}` protects the version and keeps the rest.',
+        params,
+        body: VersionUpdateBody,
+        response: { 200: versionRef, ...problems(400, 401, 403, 404, 409) },
+      },
     },
-    async (request) =>
-      versionOf(
-        await commands.update(actorOf(identityOf(request)), request.params.serviceId, request.params.versionId, {
-          versionLabel: request.body.versionLabel,
-          description: request.body.description ?? null,
+    async (request) => {
+      const { versionLabel, description, protected: isProtected } = request.body;
+      const changes =
+        versionLabel === undefined
+          ? { ...(description !== undefined ? { description } : {}) }
+          : { versionLabel, description: description ?? null };
+      return versionOf(
+        await commands.update(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId, {
+          ...changes,
+          ...(isProtected !== undefined ? { protected: isProtected } : {}),
         }),
-      ),
+      );
+    },
   );
 
   app.delete(
     '/api/configversions/:serviceId/:versionId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         summary: 'Delete a version with its entries',
@@ -107,7 +133,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
       },
     },
     async (request, reply) => {
-      await commands.delete(actorOf(identityOf(request)), request.params.serviceId, request.params.versionId);
+      await commands.delete(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId);
       return reply.code(204).send(null);
     },
   );

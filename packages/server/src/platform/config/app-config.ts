@@ -163,7 +163,11 @@ export interface AppConfig {
   readonly versions: {
     readonly maxEntries: number;
     readonly maxBytes: number;
+    /** Versions:RequiredApprovals, default 1: approvals a change request of a protected version needs. */
+    readonly requiredApprovals: number;
   };
+  /** Authentication:Tokens:MaxLifetimeDays, default 90: the longest a personal access token lives. */
+  readonly tokens: { readonly maxLifetimeDays: number };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
     readonly level: string;

@@ -148,6 +148,10 @@ export const CONFIG_KEYS = {
     kind: { type: 'integer', default: 15, min: 1 },
     doc: 'the window of the three limits above',
   },
+  'Authentication:Tokens:MaxLifetimeDays': {
+    kind: { type: 'integer', default: 90, min: 1 },
+    doc: 'the longest a personal access token (`rcp_…`) lives: a token asked for without an expiry gets it, a later expiry is shortened to it',
+  },
   'Authentication:OpenId:Authority': {
     kind: { type: 'required-text' },
     provider: 'OpenId',
@@ -285,6 +289,10 @@ export const CONFIG_KEYS = {
     kind: { type: 'integer', default: VERSION_MAX_BYTES_DEFAULT, min: 1024 },
     docDefault: '`3670016` (3.5 MiB)',
     doc: 'UTF-8 bytes of text one version may hold: key, value, name, description, group name, group description and allowed values of every live entry. A change that would grow a version past it is refused like one past `Versions:MaxEntries`; shrinking is always allowed. The import body limit follows from both caps',
+  },
+  'Versions:RequiredApprovals': {
+    kind: { type: 'integer', default: 1, min: 1 },
+    doc: 'approvals, by editors or owners other than its author, a change request of a protected version needs before it can be applied',
   },
   'Logging:Level': {
     kind: { type: 'choice', default: 'info', values: LOG_LEVELS },

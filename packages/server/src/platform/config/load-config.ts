@@ -80,7 +80,12 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       maxReceiveMessageBytes: reader.read('Grpc:MaxReceiveMessageBytes'),
       getConfigLayout: reader.read('Grpc:GetConfigLayout'),
     },
-    versions: { maxEntries: reader.read('Versions:MaxEntries'), maxBytes: reader.read('Versions:MaxBytes') },
+    versions: {
+      maxEntries: reader.read('Versions:MaxEntries'),
+      maxBytes: reader.read('Versions:MaxBytes'),
+      requiredApprovals: reader.read('Versions:RequiredApprovals'),
+    },
+    tokens: { maxLifetimeDays: reader.read('Authentication:Tokens:MaxLifetimeDays') },
     logging: { level: reader.read('Logging:Level') },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);

@@ -105,10 +105,27 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       info: {
         title: 'Realtime Config management API',
         version: '1.0.0',
-        description: 'Services, config versions, entries, members and audit logs. Errors are RFC 9457 problem details.',
+        description:
+          'Services, config versions, entries, members, API keys, change requests, personal tokens and audit logs. Errors are RFC 9457 problem details.\n\nAuthenticate with the session cookie of a sign-in (the console), or with `Authorization: Bearer` and a personal access token (`rcp_…`, acts as you: POST /api/auth/tokens) or a service API key (`rck_…`, acts on its service within its scopes: POST /api/services/{serviceId}/apikeys). With the Jwt provider its access tokens are bearer tokens too.',
       },
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'rc_session' } } },
-      security: [{ session: [] }],
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'rc_session', description: 'The session cookie of a sign-in' },
+          personalToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A personal access token, e.g. `Authorization: Bearer rcp_3kT…`: acts as the user who made it, with their roles',
+          },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A service API key, e.g. `Authorization: Bearer rck_9fQ…`: acts only on its service, within its scopes (read, register, write, secrets)',
+          },
+        },
+      },
+      security: [{ session: [] }, { personalToken: [] }, { apiKey: [] }],
     },
     // Shared schemas keep their $id as their name (components.schemas.Entry, not def-5): the CLI and
     // the console name the types generated from this document after them.

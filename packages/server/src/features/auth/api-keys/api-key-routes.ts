@@ -1,16 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOf } from '../../../core/index.js';
+import { actorOfCaller, API_KEY_SCOPES, DEFAULT_API_KEY_SCOPES } from '../../../core/index.js';
 import { microsToIso } from '../../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../../platform/http/schemas.js';
 import type { ApiKeys, ApiKeyView } from './api-keys.js';
-import { identityOf } from '../sessions/auth-plugin.js';
+import { callerOf } from '../sessions/auth-plugin.js';
+
+const Scope = Type.Union(
+  [Type.Literal('read'), Type.Literal('register'), Type.Literal('write'), Type.Literal('secrets')],
+  {
+    description:
+      'read (GetConfig, StartSubscribe, IsVersionExists; REST reads and exports), register (CreateVersion), write (value sets, imports, restores, promotions), secrets (secret values in plaintext)',
+  },
+);
 
 const apiKeyFields = {
   id: Uuid,
   serviceId: Uuid,
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+  scopes: Type.Array(Scope),
   createdAt: Timestamp,
 };
 
@@ -38,6 +47,7 @@ function apiKeyOf(k: ApiKeyView) {
     serviceId: k.serviceId,
     name: k.name,
     prefix: k.prefix,
+    scopes: [...k.scopes],
     createdAt: microsToIso(k.createdAt),
     createdBy: k.createdBy,
     lastUsedAt: isoOrNull(k.lastUsedAt),
@@ -45,7 +55,10 @@ function apiKeyOf(k: ApiKeyView) {
   };
 }
 
-/** API keys of a service, for gRPC clients when Grpc:RequireAuthentication is on. Admins only. */
+/**
+ * API keys of a service: machine credentials for its applications and pipelines, on gRPC and REST,
+ * within their scopes. Managed by the service's owners (and canAll users).
+ */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = async (app, { apiKeys }) => {
   app.addSchema(ApiKeySchema);
   const tags = ['api keys'];
@@ -54,7 +67,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
   app.get(
     '/api/services/:serviceId/apikeys',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         summary: 'List the API keys of a service (never the keys themselves)',
@@ -68,17 +81,28 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
   app.post(
     '/api/services/:serviceId/apikeys',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
-        summary: 'Create an API key for gRPC clients of the service; the key is shown only in this answer',
+        summary: 'Create an API key of the service; the key is shown only in this answer',
+        description:
+          'Send it as `Authorization: Bearer rck_…` on gRPC and REST. It works only for this service and only within its scopes; a call outside them answers 403 (gRPC PERMISSION_DENIED). `scopes` defaults to read and register (an application that reads its configuration and registers its versions); give a pipeline that sets values `write` as well.',
         params,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200, examples: ['deploy pipeline'] }),
+          scopes: Type.Optional(
+            Type.Array(Scope, { minItems: 1, maxItems: API_KEY_SCOPES.length, examples: [['read', 'write']] }),
+          ),
+        }),
         response: { 201: CreatedApiKeySchema, ...problems(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
-      const created = await apiKeys.create(actorOf(identityOf(request)), request.params.serviceId, request.body.name);
+      const { name, scopes } = request.body;
+      const created = await apiKeys.create(actorOfCaller(callerOf(request)), request.params.serviceId, {
+        name,
+        scopes: scopes ?? DEFAULT_API_KEY_SCOPES,
+      });
       const { createdBy: _by, lastUsedAt: _used, revokedAt: _revoked, ...shown } = apiKeyOf(created);
       return reply.code(201).send({ ...shown, key: created.key });
     },
@@ -87,7 +111,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
   app.delete(
     '/api/services/:serviceId/apikeys/:keyId',
     {
-      config: { policy: 'canAll' },
+      config: { policy: { service: 'manage' } },
       schema: {
         tags,
         summary: 'Revoke an API key: calls using it are refused from now on',
@@ -96,7 +120,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
       },
     },
     async (request, reply) => {
-      await apiKeys.revoke(actorOf(identityOf(request)), request.params.serviceId, request.params.keyId);
+      await apiKeys.revoke(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.keyId);
       return reply.code(204).send(null);
     },
   );

@@ -43,6 +43,7 @@ describe.each(databaseKinds)('API keys of a service on %s', (kind) => {
       serviceId,
       name: 'ci pipeline',
       prefix: key.slice(0, 12),
+      scopes: ['read', 'register'],
       createdAt: expect.any(String),
       key,
     });
@@ -56,6 +57,7 @@ describe.each(databaseKinds)('API keys of a service on %s', (kind) => {
         serviceId,
         name: 'ci pipeline',
         prefix: key.slice(0, 12),
+        scopes: ['read', 'register'],
         createdAt: res.body.createdAt,
         createdBy: expect.any(String),
         lastUsedAt: null,

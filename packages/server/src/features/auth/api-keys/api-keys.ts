@@ -1,8 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { auditView, type Actor, type ApiKeyRecord, type UnitOfWork } from '../../../core/index.js';
+import {
+  API_KEY_SCOPES,
+  auditView,
+  type Actor,
+  type ApiKeyRecord,
+  type ApiKeyScope,
+  type UnitOfWork,
+} from '../../../core/index.js';
 import type { Clock } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import type { IdGenerator } from '../../../platform/ids.js';
+
+const byScopeOrder = (a: ApiKeyScope, b: ApiKeyScope) => API_KEY_SCOPES.indexOf(a) - API_KEY_SCOPES.indexOf(b);
 
 /** Every API key starts with this, so a bearer token is told apart from a Jwt at a glance. */
 export const API_KEY_PREFIX = 'rck_';
@@ -23,8 +32,8 @@ function viewOf({ keyHash: _hash, ...view }: ApiKeyRecord): ApiKeyView {
 }
 
 /**
- * Machine credentials of one service: created and revoked by admins in the management API, used
- * as `authorization: Bearer rck_…` on gRPC. Only the SHA-256 of a key is stored: the key is a long
+ * Machine credentials of one service: created and revoked by its owners in the management API, used
+ * as `authorization: Bearer rck_…` on gRPC and REST, within their scopes. Only the SHA-256 of a key is stored: the key is a long
  * random secret, so a slow password hash would add nothing but cost on every call.
  */
 export class ApiKeys {
@@ -35,7 +44,11 @@ export class ApiKeys {
   ) {}
 
   /** Creates a key; the returned `key` is the only time it is ever shown. */
-  create(actor: Actor, serviceId: string, name: string): Promise<ApiKeyView & { key: string }> {
+  create(
+    actor: Actor,
+    serviceId: string,
+    input: { name: string; scopes: readonly ApiKeyScope[] },
+  ): Promise<ApiKeyView & { key: string }> {
     return this.uow.write(async (ctx) => {
       if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
       const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
@@ -43,7 +56,8 @@ export class ApiKeys {
       const record: ApiKeyRecord = {
         id: this.ids.newId(),
         serviceId,
-        name,
+        name: input.name,
+        scopes: [...new Set(input.scopes)].sort(byScopeOrder),
         keyHash: hashApiKey(key),
         prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
         createdAt: now,

@@ -151,6 +151,10 @@ export class LocalAccounts implements Authenticator {
         ...(change.role !== undefined ? { role: change.role } : {}),
         updatedAt: now,
       });
+      // A new password or role ends what the old one granted, personal access tokens included.
+      if (passwordHash !== undefined || (change.role !== undefined && change.role !== user.role)) {
+        await ctx.tokens.revokeAllOf(username, now);
+      }
       return (await ctx.users.get(username)) as UserRecord;
     });
   }
@@ -182,6 +186,7 @@ export class LocalAccounts implements Authenticator {
         password: { hash: passwordHash, changedAt: now, mustChange: false },
         updatedAt: now,
       });
+      await ctx.tokens.revokeAllOf(username, now);
       return (await ctx.users.get(username)) as UserRecord;
     });
   }
@@ -195,6 +200,7 @@ export class LocalAccounts implements Authenticator {
         throw AppError.conflict('The last admin cannot be deleted.');
       }
       await ctx.users.delete(username);
+      await ctx.tokens.revokeAllOf(username, this.clock.nowMicros());
     });
   }
 }

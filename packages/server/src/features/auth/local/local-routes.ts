@@ -105,7 +105,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
   app.put(
     '/api/users/me/password',
     {
-      config: { policy: 'authenticated' },
+      config: { policy: 'user' },
       schema: {
         tags,
         summary: 'Change your own password',

@@ -2,13 +2,21 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Identity, PolicyName } from '../../../core/index.js';
+import type { Caller, Identity, PolicyName, ServiceAction } from '../../../core/index.js';
 import { AppError } from '../../../platform/errors.js';
+import { isUuid } from '../../../platform/ids.js';
 import { isCrossOrigin } from '../../../platform/http/same-origin.js';
+import { bearerTokenOf, isOwnCredential, type BearerCredentials } from '../credentials/bearer-credentials.js';
 import type { Claims } from '../identity/identity.js';
 import { refuseWhileDefaultPassword } from '../local/default-password.js';
 
-export type RoutePolicy = 'public' | 'authenticated' | PolicyName;
+/**
+ * Who may call a route: anyone (`public`), any authenticated caller, API keys included
+ * (`authenticated`), a signed-in person (`user`), a person with a policy (`canAll`, `canChange`), or
+ * whoever may do `service` to the service named by the route's `serviceId` parameter (the rule of
+ * core's requireServiceAccess: roles, API key scopes).
+ */
+export type RoutePolicy = 'public' | 'authenticated' | 'user' | PolicyName | { readonly service: ServiceAction };
 
 declare module 'fastify' {
   interface Session {
@@ -24,7 +32,9 @@ declare module 'fastify' {
     renewedAt?: number;
   }
   interface FastifyRequest {
-    /** Who is calling; null when not signed in. Resolved only for routes that need it. */
+    /** Who is calling; null when nobody authenticated. Resolved only for routes that need it. */
+    caller: Caller | null;
+    /** The person calling, when the caller is one (not an API key). */
     identity: Identity | null;
   }
   interface FastifyContextConfig {
@@ -49,6 +59,10 @@ export interface AuthPluginOptions {
   };
   sessionStore: fastifySession.SessionStore;
   idleTimeoutMs: number;
+  /** API keys and personal access tokens (and the provider's bearer tokens). */
+  bearer: BearerCredentials;
+  /** The access rule for `{ service }` routes. */
+  serviceAccess: (caller: Caller, serviceId: string, action: ServiceAction) => Promise<void>;
 }
 
 export const SESSION_COOKIE = 'rc_session';
@@ -71,6 +85,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', path: '/', maxAge: options.idleTimeoutMs },
   });
 
+  app.decorateRequest('caller', null);
   app.decorateRequest('identity', null);
 
   // A signed-in session is renewed (stored again, its cookie sent again with a later expiry) once a
@@ -116,22 +131,55 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     }
   });
 
+  /** An own credential (API key, personal token) first, else the provider's (session, Jwt). */
+  const callerOfRequest = async (request: FastifyRequest): Promise<Caller | null> => {
+    const token = bearerTokenOf(request.headers.authorization);
+    if (token !== undefined && isOwnCredential(token)) {
+      const resolved = await options.bearer.resolve(token);
+      if ('refused' in resolved) throw AppError.unauthenticated(resolved.refused);
+      return resolved.caller;
+    }
+    const identity = await options.authenticator.authenticate(request);
+    return identity ? { kind: 'user', identity } : null;
+  };
+
   app.addHook('onRequest', async (request) => {
     const policy = request.routeOptions.config.policy ?? 'public';
     if (policy === 'public') return;
-    request.identity = await options.authenticator.authenticate(request);
-    if (!request.identity) throw AppError.unauthenticated();
-    refuseWhileDefaultPassword(request, request.identity);
-    if (policy !== 'authenticated' && !request.identity.policies.includes(policy)) {
+    const caller = await callerOfRequest(request);
+    if (!caller) throw AppError.unauthenticated();
+    request.caller = caller;
+    if (caller.kind === 'user') {
+      request.identity = caller.identity;
+      refuseWhileDefaultPassword(request, caller.identity);
+    }
+    if (policy === 'authenticated') return;
+    if (typeof policy === 'object') {
+      // A malformed id is left to validation (400); a well-formed one is checked before the body is read.
+      const serviceId = (request.params as { serviceId?: unknown } | undefined)?.serviceId;
+      if (typeof serviceId === 'string' && isUuid(serviceId))
+        await options.serviceAccess(caller, serviceId, policy.service);
+      return;
+    }
+    if (caller.kind !== 'user') {
+      throw AppError.forbidden('This needs a person signed in: an API key acts only on its own service.');
+    }
+    if (policy !== 'user' && !caller.identity.policies.includes(policy)) {
       throw AppError.forbidden(`This operation needs the ${policy} policy.`);
     }
   });
 });
 
-/** The identity of a request whose route policy guaranteed one. */
+/** The person calling, on a route whose policy guaranteed one (`user` or a policy name). */
 export function identityOf(request: FastifyRequest): Identity {
   if (!request.identity) throw AppError.unauthenticated();
   return request.identity;
+}
+
+/** The caller of a route whose policy guaranteed one. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw AppError.unauthenticated();
+  return request.caller;
 }
 
 /**

@@ -1,0 +1,150 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  auditView,
+  type Actor,
+  type Identity,
+  type PersonalTokenRecord,
+  type UnitOfWork,
+} from '../../../core/index.js';
+import type { Clock } from '../../../platform/clock.js';
+import { AppError } from '../../../platform/errors.js';
+import type { IdGenerator } from '../../../platform/ids.js';
+import { policiesFor, type ClaimSettings } from '../identity/identity.js';
+
+/** Every personal access token starts with this, told apart at a glance from API keys (`rck_`) and Jwts. */
+export const PERSONAL_TOKEN_PREFIX = 'rcp_';
+const SHOWN_PREFIX_LENGTH = 12;
+/** `last_used_at` is written at most this often per token. */
+const LAST_USED_RESOLUTION_MICROS = 60 * 1_000_000;
+const MICROS_PER_DAY = 24 * 60 * 60 * 1_000_000;
+
+/** A token as its owner sees it: never the token nor its hash. */
+export type PersonalTokenView = Pick<
+  PersonalTokenRecord,
+  'id' | 'name' | 'prefix' | 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'revokedAt'
+>;
+
+const viewOf = (t: PersonalTokenRecord): PersonalTokenView => ({
+  id: t.id,
+  name: t.name,
+  prefix: t.prefix,
+  createdAt: t.createdAt,
+  expiresAt: t.expiresAt,
+  lastUsedAt: t.lastUsedAt,
+  revokedAt: t.revokedAt,
+});
+
+const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface PersonalTokenSettings {
+  /** Authentication:Tokens:MaxLifetimeDays: the longest a token lives, and the lifetime of one without expiry. */
+  readonly maxLifetimeDays: number;
+  readonly claims: ClaimSettings;
+}
+
+/**
+ * Personal access tokens (`rcp_…`): a person's credential for pipelines and scripts, with every
+ * provider. A token acts as the user who made it, with the roles of the session that made it (a
+ * Local user's current role, read on every use); it expires, and its owner can revoke it. Only the
+ * SHA-256 of a token is stored (it is a long random secret).
+ */
+export class PersonalTokens {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly settings: PersonalTokenSettings,
+  ) {}
+
+  /** Makes a token for the caller; the returned `token` is the only time it is ever shown. */
+  create(
+    identity: Identity,
+    input: { name: string; expiresAt: number | null },
+  ): Promise<PersonalTokenView & { token: string }> {
+    const now = this.clock.nowMicros();
+    const longest = now + this.settings.maxLifetimeDays * MICROS_PER_DAY;
+    if (input.expiresAt !== null && input.expiresAt <= now) {
+      throw AppError.invalid('A token must expire in the future.', { expiresAt: ['is not in the future'] });
+    }
+    const token = PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const record: PersonalTokenRecord = {
+      id: this.ids.newId(),
+      userId: identity.id,
+      provider: identity.provider,
+      identity: { email: identity.email, name: identity.name, roles: identity.roles },
+      name: input.name,
+      tokenHash: hashToken(token),
+      prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
+      createdAt: now,
+      // Later than the longest lifetime is clamped to it, as is "no expiry".
+      expiresAt: Math.min(input.expiresAt ?? longest, longest),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    return this.uow.write(async (ctx) => {
+      await ctx.tokens.insert(record);
+      await ctx.audit.append(this.auditRecord(identity, record, 'Created'));
+      return { ...viewOf(record), token };
+    });
+  }
+
+  async list(identity: Identity): Promise<PersonalTokenView[]> {
+    return (await this.uow.read.tokens.listOf(identity.id)).map(viewOf);
+  }
+
+  /** Revokes one of the caller's tokens (another user's answers 404); revoking it again changes nothing. */
+  revoke(identity: Identity, id: string): Promise<void> {
+    return this.uow.write(async (ctx) => {
+      const token = await ctx.tokens.get(id);
+      if (!token || token.userId !== identity.id) throw AppError.notFound(`Token ${id} was not found.`);
+      if (await ctx.tokens.revoke(id, this.clock.nowMicros())) {
+        await ctx.audit.append(this.auditRecord(identity, token, 'Deleted'));
+      }
+    });
+  }
+
+  /** The identity a live token stands for, recording its use; null for anything else. */
+  async authenticate(token: string): Promise<Identity | null> {
+    const found = await this.uow.read.tokens.findByHash(hashToken(token));
+    const now = this.clock.nowMicros();
+    if (!found || found.revokedAt !== null || found.expiresAt <= now) return null;
+    const identity = await this.identityOf(found);
+    if (!identity) return null;
+    if (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS) {
+      await this.uow.read.tokens.touch(found.id, now, now - LAST_USED_RESOLUTION_MICROS);
+    }
+    return identity;
+  }
+
+  private async identityOf(token: PersonalTokenRecord): Promise<Identity | null> {
+    let roles = token.identity.roles;
+    if (token.provider === 'local') {
+      // A Local user acts with their current role; a user deleted since has no tokens left.
+      const user = await this.uow.read.users.get(token.userId);
+      if (!user) return null;
+      roles = [user.role];
+    }
+    return {
+      id: token.userId,
+      email: token.identity.email,
+      name: token.identity.name,
+      provider: token.provider,
+      roles,
+      policies: policiesFor(roles, this.settings.claims.authorization),
+    };
+  }
+
+  private auditRecord(identity: Identity, token: PersonalTokenRecord, action: 'Created' | 'Deleted') {
+    const actor: Actor = { userId: identity.id, userName: identity.name ?? identity.email ?? identity.id };
+    return {
+      id: this.ids.newId(),
+      serviceId: null,
+      entityType: 'Token' as const,
+      entityId: token.id,
+      action,
+      ...actor,
+      timestamp: this.clock.nowMicros(),
+      changes: action === 'Created' ? { after: auditView(viewOf(token)) } : { before: auditView(viewOf(token)) },
+    };
+  }
+}
