@@ -1578,6 +1578,10 @@ export interface paths {
         };
       };
     };
+    /**
+     * Change a version: its label and description, or only its protection
+     * @description With `versionLabel` the body replaces the label and the description (left out: none). Without it, only the fields sent change: `{"protected": true}` protects the version and keeps the rest.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1593,7 +1597,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            versionLabel: string;
+            versionLabel?: string;
             description?: string | null;
             /** @description Protects the version (owners): its changes then need a reviewed change request */
             protected?: boolean;

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
-import type { ApiClient} from '@realtime-config/test-support/test-server';
+import type { ApiClient } from '@realtime-config/test-support/test-server';
 import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 const OK = 0;
