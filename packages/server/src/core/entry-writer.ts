@@ -18,7 +18,7 @@ import {
 /** Actions an entry's audit record can name. */
 export type EntryAction = Extract<
   AuditAction,
-  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported'
+  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported' | 'Promoted'
 >;
 
 /** Rows written per statement, with a turn of the event loop between: a large batch holds nothing up. */

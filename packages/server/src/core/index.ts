@@ -5,7 +5,8 @@
  */
 export { actorOfCaller, ANONYMOUS_CLIENT, anonymousCaller, userCaller, type Caller } from './caller.js';
 export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
-export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditStore } from './audit.js';
+export { AUDIT_ACTIONS } from './audit.js';
+export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditSearch, AuditStore } from './audit.js';
 export { auditView } from './audit-view.js';
 export { createChangeHub, type ChangeHub } from './change-hub.js';
 export {
