@@ -2,7 +2,7 @@ import type { HistoryItem, RestoreRequest, ValueSet } from '@realtime-config/pro
 import type { Command } from 'commander';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { planText, shown, table } from '../output.js';
+import { actionWords, planText, shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
 import { entryIdOfKey, listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
 
@@ -97,7 +97,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
           ['TIME', 'ACTION', 'GENERATION', 'USER', 'VALUE'],
           items.map((h) => [
             h.timestamp,
-            h.action,
+            actionWords(h.action),
             String(h.generation),
             h.userName ?? h.userId ?? '',
             h.deleted ? '(deleted)' : shown(h.value),
