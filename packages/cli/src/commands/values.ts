@@ -29,8 +29,8 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  realtime-config set payments 1.4.2 Payments:TimeoutSeconds=45 Payments:Mode=Live\n' +
-        '  realtime-config set payments 1.4.2 Payments:TimeoutSeconds=45 --if-generation Payments:TimeoutSeconds=3',
+      '\nExamples:\n  realtime-config set payments 1.0.0 Payments:TimeoutSeconds=45 Payments:Mode=Live\n' +
+        '  realtime-config set payments 1.0.0 Payments:TimeoutSeconds=45 --if-generation Payments:TimeoutSeconds=3',
     )
     .action(async (serviceArg: string, versionArg: string, pairs: string[], options: { ifGeneration?: string[] }) => {
       const ctx = contextOf(globals());
@@ -116,7 +116,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
     .option('--dry-run', 'show what would change and change nothing')
     .addHelpText(
       'after',
-      '\nUndo a bad change in one command:\n  realtime-config restore payments 1.4.2 --at 2026-11-20T09:00:00Z\n' +
+      '\nUndo a bad change in one command:\n  realtime-config restore payments 1.0.0 --at 2026-11-20T09:00:00Z\n' +
         'Keys created since are deleted, keys deleted since come back. Exit code 3 when something changed\n' +
         'between the dry run and applying it (nothing is changed then).',
     )
