@@ -53,7 +53,8 @@ export async function requireServiceAccess(
     case 'user': {
       const { identity } = caller;
       if (hasPolicy(identity, 'canAll')) return;
-      if (!hasPolicy(identity, 'canChange')) throw AppError.forbidden('This call needs the canChange policy.');
+      if (!hasPolicy(identity, 'canChange'))
+        throw AppError.forbidden('Your role does not allow changing values (it needs the canChange policy).');
       if (action === 'read') return;
       if (!(await stores.services.hasAnyMember(serviceId, memberIdsOf(identity)))) {
         throw AppError.forbidden(`Only members of this service may ${ACTION_WORDS[action]}.`);

@@ -160,7 +160,9 @@ export class EntryPlans {
       if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
       requireWithinLimit(plan, this.maxChanges);
       if (!canAll && plan.changes.some((c) => c.kind !== 'set')) {
-        throw AppError.forbidden('Creating and deleting entries needs the canAll policy; only values may be changed.');
+        throw AppError.forbidden(
+          'Only admins may create or delete entries (the canAll policy); you may change values only.',
+        );
       }
       requireValid(plan, current);
       await write(writer, plan, current, options.action);

@@ -39,7 +39,7 @@ const CHANGES: Record<string, string> = {
 function side(s: Difference['base']) {
   if (!s) return <Text c="dimmed">—</Text>;
   return (
-    <Stack gap={2}>
+    <Stack gap={2} align="flex-start">
       <Code style={{ overflowWrap: 'anywhere' }}>{s.value === null ? 'null' : s.value === '' ? '""' : s.value}</Code>
       <Text size="xs" c="dimmed">
         {s.valueTypeName}

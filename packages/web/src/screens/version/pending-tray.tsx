@@ -31,7 +31,10 @@ function useKeepFocusAboveTray(tray: RefObject<HTMLElement | null>, height: numb
     const focused = document.activeElement;
     const trayTop = tray.current?.getBoundingClientRect().top;
     if (trayTop !== undefined && focused instanceof HTMLElement && !tray.current?.contains(focused)) {
-      const hiddenBy = focused.getBoundingClientRect().bottom + 16 - trayTop;
+      // The whole entry when it fits: its editor, its message and what it was before the edit.
+      const row = focused.closest<HTMLElement>('.rc-entry-row');
+      const shown = row && row.offsetHeight < trayTop / 2 ? row : focused;
+      const hiddenBy = shown.getBoundingClientRect().bottom + 8 - trayTop;
       if (hiddenBy > 0) window.scrollBy({ top: hiddenBy });
     }
     return () => {

@@ -123,7 +123,11 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     if (!request.identity) throw AppError.unauthenticated();
     refuseWhileDefaultPassword(request, request.identity);
     if (policy !== 'authenticated' && !request.identity.policies.includes(policy)) {
-      throw AppError.forbidden(`This operation needs the ${policy} policy.`);
+      throw AppError.forbidden(
+        policy === 'canAll'
+          ? 'Only admins may do this (it needs the canAll policy).'
+          : `Your role does not allow this (it needs the ${policy} policy).`,
+      );
     }
   });
 });
