@@ -70,9 +70,7 @@ describe.each(databaseKinds)('audit search filters on %s', (kind) => {
   it('filters by version, user (any case), action and entity type, all combined', async () => {
     expect((await search({ versionId: v2 })).map((r) => r.action)).toEqual(['ValueSet', 'Created']);
     expect((await search({ versionId: v1 })).map((r) => r.action)).toEqual(['Promoted', 'ValueSet', 'Created']);
-    expect((await search({ userId: 'dana' })).map((r) => [r.action, r.versionLabel])).toEqual([
-      ['ValueSet', '1.1.0'],
-    ]);
+    expect((await search({ userId: 'dana' })).map((r) => [r.action, r.versionLabel])).toEqual([['ValueSet', '1.1.0']]);
     expect((await search({ action: 'valueset' })).map((r) => r.userId)).toEqual(['admin', 'Dana']);
     expect((await search({ action: 'Created', entityType: 'Version' })).map((r) => r.entityType)).toEqual([
       'Version',

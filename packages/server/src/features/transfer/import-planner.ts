@@ -60,10 +60,7 @@ function rawOf(valueType: number, item: ImportedEntry): string | null {
   return 'raw' in item.value ? item.value.raw : fromTyped(valueType, item.value.typed);
 }
 
-function valueChange(
-  current: EntryRecord,
-  item: ImportedEntry,
-): Extract<PlannedChange, { kind: 'set' }> | null {
+function valueChange(current: EntryRecord, item: ImportedEntry): Extract<PlannedChange, { kind: 'set' }> | null {
   const raw = rawOf(current.valueType, item);
   return sameValue(current.valueType, current.rawValue, raw) ? null : { kind: 'set', key: current.key, rawValue: raw };
 }

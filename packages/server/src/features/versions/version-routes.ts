@@ -28,7 +28,12 @@ const VersionBody = Type.Object({
 const NewVersionBody = Type.Object({
   ...VersionBody.properties,
   copyFrom: Type.Optional(
-    Nullable(Type.String({ format: 'uuid', description: 'A version of the same service to start from (a copy of its entries)' })),
+    Nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'A version of the same service to start from (a copy of its entries)',
+      }),
+    ),
   ),
 });
 
