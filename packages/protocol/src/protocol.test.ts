@@ -65,7 +65,7 @@ function readFields(buf: Uint8Array): WireField[] {
 const { encodeUtf8, decodeUtf8 } = getTextEncoding();
 const utf8 = (b: Uint8Array | undefined): string => decodeUtf8(b ?? new Uint8Array());
 
-describe('field numbers and types (SPEC.md "gRPC messages", CONTRACT.md section 5)', () => {
+describe('field numbers and types (docs/grpc.md, Messages)', () => {
   // [proto name, number, scalar type or message/enum type name, repeated]
   const expected: [DescMessage, [string, number, string, boolean?][]][] = [
     [

@@ -12,7 +12,7 @@ import {
   type ConsoleUnderTest,
 } from './support/console.js';
 
-// An operator's day in the console, as CONTRACT.md section 8 names it: every query by role and name.
+// An operator's day in the console, as docs/console.md names it: every query by role and name.
 describe('the console, from sign-in to the audit log', () => {
   let ui: ConsoleUnderTest;
   let page: Page;

@@ -4,7 +4,7 @@ import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, TestOidcProvider } from '@realtime-
 import { expectVisible, startConsole, type ConsoleUnderTest } from './support/console.js';
 
 // With an identity provider the console's Sign in button starts the provider's flow and comes back
-// to the page the user asked for (CONTRACT.md sections 2 and 8).
+// to the page the user asked for (docs/rest-api.md, OpenId; docs/console.md, Sign-in).
 describe('signing in to the console through OpenID Connect', () => {
   let idp: TestOidcProvider;
   let ui: ConsoleUnderTest;

@@ -55,7 +55,7 @@ function classesOf(plan: SchemaPlan): MessageInitShape<typeof CreateVersionReque
   }));
 }
 
-// GetConfig decoded field by field, so both layouts of its answer read: SPEC.md's (entries = 1) and
+// GetConfig decoded field by field, so both layouts of its answer read: the default (entries = 1) and
 // the one of the Konfigo SDKs (service_id = 1, version_id = 2, entries = 3), which a server with
 // Grpc:GetConfigLayout=Konfigo sends to keep a fleet of those SDKs working beside this one.
 const getConfigFields = { ...RealtimeConfigGrpcService.method.getConfig, output: EmptySchema };
@@ -70,7 +70,7 @@ async function getConfigEntries(rpc: Rpc, request: VersionTarget, signal: AbortS
 }
 
 /**
- * The start of a client's life (CONTRACT.md §7): IsVersionExists; CreateVersion only when the label
+ * The start of a client's life (README, `connect`): IsVersionExists; CreateVersion only when the label
  * is unknown (an existing version is reused as it is); GetConfig for the snapshot.
  */
 export async function registerAndLoad(

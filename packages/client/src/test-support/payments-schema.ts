@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { array, boolean, dateTime, defineConfig, enumOf, group, json, number, string, timeSpan } from '../index.js';
 
-/** The schema of CONTRACT.md §7, with a nested group and a Standard Schema (zod) JSON value. */
+/** A schema with every builder, a nested group and a Standard Schema (zod) JSON value. */
 export const paymentsSchema = defineConfig({
   Payments: group(
     { description: 'Payment gateway' },

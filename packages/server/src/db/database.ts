@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../platform/config/app-config.js';
+import { translateDatabaseError } from './database-errors.js';
 import { migrateSchema, type MigrationOutcome } from './schema-migration.js';
 import type { DatabaseSchema } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
@@ -86,7 +87,11 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
   return {
     dialect,
     db,
-    migrate: () => migrateSchema(db as Kysely<unknown>, dialect),
+    // A database still down answers UNAVAILABLE, which start-up retries (docs/operations.md).
+    migrate: () =>
+      migrateSchema(db as Kysely<unknown>, dialect).catch((error: unknown) => {
+        throw translateDatabaseError(error);
+      }),
     transaction: (fn) => db.transaction().execute(fn),
     ping: async () => {
       await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();

@@ -17,7 +17,7 @@ export function decodePageToken(token: string | null | undefined): number | null
   throw AppError.invalid('The page token is not valid.', { pageToken: ['is not a token returned by this API'] });
 }
 
-/** CONTRACT.md: pageSize defaults to 20 and is clamped to 1–500. */
+/** pageSize defaults to 20 and is clamped to 1–500 (docs/rest-api.md, Paging). */
 export function clampPageSize(pageSize: number | null | undefined): number {
   if (pageSize === null || pageSize === undefined || !Number.isFinite(pageSize)) return 20;
   return Math.min(500, Math.max(1, Math.trunc(pageSize)));

@@ -2,8 +2,8 @@
 """A Python gRPC client of RealtimeConfigGrpcService, for interoperability tests.
 
 It uses grpcio (the C-core gRPC stack) and google.protobuf only; no generated stubs. The messages
-are built at run time from a FileDescriptorProto written here by hand after SPEC.md ("gRPC
-messages") and CONTRACT.md section 5, so the field numbers are checked independently of the
+are built at run time from a FileDescriptorProto written here by hand after docs/grpc.md
+("Messages"), so the field numbers are checked independently of the
 TypeScript code generated from packages/protocol/proto.
 
 What it does, printing one JSON object per line on stdout:

@@ -1,5 +1,5 @@
 /**
- * Field rules of the console's forms, the same as the server's request schemas (CONTRACT.md section 4).
+ * Field rules of the console's forms, the same as the server's request schemas (docs/rest-api.md).
  * Each returns a message for the field, or null when the value is acceptable. The common-password
  * list stays on the server (50,000 words); its answer is shown on the field.
  */

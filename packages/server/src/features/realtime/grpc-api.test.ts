@@ -141,7 +141,7 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
     expect(config.entries.map((e) => e.key)).toEqual(['K0', 'K1', 'K2']);
   });
 
-  it('answers the statuses of CONTRACT.md for bad input', async () => {
+  it('answers the documented statuses for bad input', async () => {
     await expect(grpcClient.getConfig({ serviceId: 'nope', version: '1' })).rejects.toMatchObject({
       code: grpc.status.INVALID_ARGUMENT,
     });

@@ -19,11 +19,11 @@ const METHODS = ['GetConfig', 'IsVersionExists', 'CreateVersion', 'StartSubscrib
 type Method = (typeof METHODS)[number];
 const isMethod = (name: string): name is Method => (METHODS as readonly string[]).includes(name);
 
-/** Grpc:GetConfigLayout: SPEC.md's GetConfigResponse, or the one of the existing Konfigo SDKs. */
+/** Grpc:GetConfigLayout: the default GetConfigResponse, or the one of the existing Konfigo SDKs (docs/grpc.md). */
 export type GetConfigLayout = 'Spec' | 'Konfigo';
 
 /**
- * The canonical method path for any package prefix (CONTRACT.md section 5), so clients generated
+ * The canonical method path for any package prefix (docs/grpc.md, Transports and paths), so clients generated
  * from a proto with another package work unchanged. Other paths are returned as they are.
  */
 export function canonicalPath(path: string): string {

@@ -9,7 +9,7 @@ import { startTestServer, type ApiClient, type TestServer } from '@realtime-conf
 /**
  * The client side of the existing Konfigo SDKs, written from their message layout (not their code):
  * GetConfigResponse is `service_id = 1, version_id = 2, entries = 3`; every other message is the
- * one of SPEC.md. They send 0001-01-01T00:00:00Z as the first StartSubscribe timestamp.
+ * one of service.proto. They send 0001-01-01T00:00:00Z as the first StartSubscribe timestamp.
  */
 const KONFIGO_PROTO = `
 syntax = "proto3";
@@ -178,7 +178,7 @@ describe('Konfigo SDKs, unchanged, against Grpc:GetConfigLayout=Konfigo', () => 
   });
 });
 
-describe('the whole Timestamp range in StartSubscribe (SPEC layout)', () => {
+describe('the whole Timestamp range in StartSubscribe (layout Spec)', () => {
   let server: TestServer;
   let client: KonfigoClient;
   let ids: { serviceId: string; versionId: string };

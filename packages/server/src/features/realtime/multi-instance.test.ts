@@ -19,7 +19,7 @@ import {
 } from '@realtime-config/test-support/test-server';
 
 /**
- * Several server instances on one PostgreSQL database (CONTRACT.md 5: a change committed through
+ * Several server instances on one PostgreSQL database (docs/grpc.md, Events: a change committed through
  * any instance reaches the subscribers of every instance). The instances run in-process; changes
  * travel between them only through the database (NOTIFY/LISTEN and the change_log table).
  */
@@ -483,7 +483,7 @@ describe.skipIf(!postgresUrl)('several instances on one PostgreSQL database', ()
           ['C:K1', 'k1', 2],
           ['C:K0', 'third', 4],
         ]);
-        // A replayed burst may share one message (CONTRACT.md 5), but a batch is never split.
+        // A replayed burst may share one message (docs/grpc.md, Events), but a batch is never split.
         const batchMessage = onL.events.find((m) => m.events.some((e) => e.value === 'k1'));
         const values = batchMessage?.events.map((e) => e.value) ?? [];
         expect(values.indexOf('k1') - values.indexOf('second')).toBe(1);

@@ -18,7 +18,7 @@ export interface NativeSubscribeOptions extends NativeCallOptions {
  * The fan-out fast path: StartSubscribe on the raw HTTP/2 stream, writing each change's
  * pre-encoded gRPC frame (shared by every subscriber of the version) straight to the stream.
  * A generic streaming handler would allocate and encode per subscriber; at thousands of streams
- * that is most of the cost (see DESIGN.md, "Fan-out"). One object per stream is the sink itself.
+ * that is most of the cost (ADR 0004). One object per stream is the sink itself.
  */
 class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   private subscription: Subscription | undefined;

@@ -208,7 +208,7 @@ describe('a Python grpcio client (Debian python3-grpcio)', () => {
       await snapshotThenLiveChange({ rest, grpcClient, target: `127.0.0.1:${server.port}`, label: '1.0.0', started });
     });
 
-    it('gets the statuses of CONTRACT.md: INVALID_ARGUMENT, NOT_FOUND, and no version for an unknown label', async () => {
+    it('gets the documented statuses: INVALID_ARGUMENT, NOT_FOUND, and no version for an unknown label', async () => {
       const rest = await server.admin();
       const serviceId = (await rest.post('/api/services', { name: 'python-errors' })).body.id as string;
       const target = `127.0.0.1:${server.port}`;

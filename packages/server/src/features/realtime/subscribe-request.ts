@@ -26,7 +26,7 @@ const MAX_SECONDS = 253_402_300_799n;
 const MICROS_PER_SECOND = 1_000_000n;
 
 /**
- * "Changes after" a timestamp, in µs since the epoch. Every valid Timestamp is accepted (CONTRACT §5):
+ * "Changes after" a timestamp, in µs since the epoch. Every valid Timestamp is accepted (docs/grpc.md):
  * anything before 1970 (Konfigo's SDKs send 0001-01-01) means every change; anything past the
  * largest exact microsecond (year 2255) means none yet. Only an invalid Timestamp is refused.
  */

@@ -51,7 +51,7 @@ export function consoleCsp(config: AppConfig): string {
 }
 
 /**
- * Serves the built web console at / (CONTRACT.md section 6) with an SPA fallback for its own routes,
+ * Serves the built web console at / (docs/console.md) with an SPA fallback for its own routes,
  * from a copy of the build taken at start (console-snapshot.ts).
  */
 export const webConsole: FastifyPluginAsync<WebConsoleOptions> = async (app, options) => {

@@ -1,7 +1,7 @@
 /**
  * The typed, validated and frozen configuration of the server.
  * Produced once at start by `loadConfig`; nothing else reads `process.env`.
- * Key names in comments are the external keys (CONTRACT.md section 1), matched case-insensitively.
+ * Key names in comments are the external keys (docs/configuration.md), matched case-insensitively.
  */
 
 export type AuthProviderName = 'Local' | 'OpenId' | 'Jwt' | 'Saml';

@@ -38,7 +38,7 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Reads, merges and validates the configuration (CONTRACT.md section 1). Sources, later wins:
+ * Reads, merges and validates the configuration (docs/configuration.md). Sources, later wins:
  * built-in defaults < appsettings.json (or `--config PATH`) < appsettings.{APP_ENV}.json <
  * environment variables `Section__Key` < command-line `--Section:Key=value`.
  * Throws one ConfigError listing every problem; otherwise returns a deeply frozen AppConfig.

@@ -31,7 +31,7 @@ export interface HttpAppOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
-/** CONTRACT §4: JSON bodies up to 1 MiB. */
+/** JSON bodies up to 1 MiB (docs/rest-api.md, Limits). */
 const BODY_LIMIT = 1024 * 1024;
 
 /**

@@ -56,7 +56,7 @@ function fieldErrors(validation: readonly AjvError[], context: string | undefine
 }
 
 /**
- * One place that turns every failure into problem details (CONTRACT.md section 4): our AppError,
+ * One place that turns every failure into problem details (docs/rest-api.md, Errors): our AppError,
  * Fastify's validation and body errors, and anything unexpected, which is logged and answered
  * with a generic 500 that never carries the cause.
  */

@@ -41,7 +41,7 @@ export function useMembers(serviceId: string) {
   });
 }
 
-/** Whether the user may set values of this service: an admin (canAll), or a member with canChange. */
+/** Whether the user may set values of this service: canAll, or canChange and a member (docs/rest-api.md). */
 export function useMayChangeValues(serviceId: string, me: Me | null | undefined) {
   const canAll = me?.policies.includes('canAll') ?? false;
   const members = useMembers(serviceId);

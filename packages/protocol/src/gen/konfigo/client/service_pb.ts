@@ -1,6 +1,6 @@
 // Realtime configuration service: the protocol spoken by client SDKs.
 //
-// Wire contract (SPEC.md "gRPC messages", CONTRACT.md section 5):
+// Wire contract (docs/grpc.md):
 // - The canonical method path is /konfigo.client.RealtimeConfigGrpcService/<Method>.
 //   The server also answers under any other package prefix (or none), so a client
 //   generated from a copy of this file with another package works unchanged.
@@ -110,7 +110,7 @@ export type GetConfigResponse_ConfigEntry = Message<"konfigo.client.GetConfigRes
   timestamp?: Timestamp | undefined;
 
   /**
-   * Value type of the entry (extension of SPEC.md, CONTRACT.md section 5).
+   * Value type of the entry (added to the Konfigo SDKs' messages; docs/grpc.md, Messages).
    *
    * @generated from field: konfigo.client.ValueType type = 5;
    */
@@ -399,7 +399,7 @@ export type SubscriptionEvent_ConfigEvent = Message<"konfigo.client.Subscription
   timestamp?: Timestamp | undefined;
 
   /**
-   * Value type of the entry (extension of SPEC.md, CONTRACT.md section 5).
+   * Value type of the entry (added to the Konfigo SDKs' messages; docs/grpc.md, Messages).
    *
    * @generated from field: konfigo.client.ValueType type = 5;
    */

@@ -1,5 +1,5 @@
 // GetConfig as the existing Konfigo SDKs (.NET, Go, Python) lay out its answer
-// (CONTRACT.md section 5, Grpc:GetConfigLayout = Konfigo). Only the server uses
+// (docs/grpc.md, GetConfig layouts; Grpc:GetConfigLayout = Konfigo). Only the server uses
 // this file: it answers GetConfig in this layout when configured to, so a fleet
 // of those SDKs can move to this server unchanged. Every other message is the
 // one of konfigo/client/service.proto.

@@ -80,7 +80,7 @@ describe('policiesFor', () => {
 });
 
 describe('resolveIdentity', () => {
-  it('uses SPEC.md defaults: role claim types role, roles, groups, name', () => {
+  it('uses the default role claim types role, roles, groups, name', () => {
     expect(defaults.authorization.roleClaimTypes).toEqual(['role', 'roles', 'groups', 'name']);
     expect(defaults.authorization.policies).toEqual({ canAll: ['admin'], canChange: ['developer'] });
   });
@@ -185,7 +185,7 @@ describe('resolveIdentity', () => {
     expect(resolveIdentity('jwt', { sub: [] }, defaults)).toBeNull();
   });
 
-  it('gives the e-mail that service membership matches on (CONTRACT.md section 3)', () => {
+  it('gives the e-mail that service membership matches on', () => {
     // The membership check compares the service's members with the identity's id and e-mail.
     const identity = resolveIdentity(
       'openid',

@@ -15,7 +15,7 @@ const WS_CLAIMS = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/';
 const MS_CLAIMS = 'http://schemas.microsoft.com/ws/2008/06/identity/claims/';
 
 /**
- * Well-known claim URIs and their short names are the same claim (CONTRACT.md section 3), so
+ * Well-known claim URIs and their short names are the same claim (docs/configuration.md), so
  * configuration written for one works with tokens that carry the other.
  */
 const CLAIM_ALIASES: Readonly<Record<string, string>> = {

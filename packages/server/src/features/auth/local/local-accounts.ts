@@ -64,7 +64,7 @@ export class LocalAccounts implements Authenticator {
   }
 
   /**
-   * SPEC.md Local rules 1–2: create the admin when missing; never overwrite its password later.
+   * The seeded admin (docs/rest-api.md, Local): create it when missing; never overwrite its password later.
    * Returns true when the admin still signs in with the built-in default password.
    */
   async seedAdmin(username: string, password: string, builtInDefault: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 
-/** CONTRACT §4: at least this many characters. */
+/** At least this many characters (docs/rest-api.md, Users). */
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
 

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 
 const pbkdf2Async = promisify(pbkdf2);
 
-/** SPEC.md: PBKDF2 with SHA-256 and 310000 iterations. */
+/** PBKDF2 with SHA-256 and 310000 iterations (docs/rest-api.md, Users). */
 export const PBKDF2_ITERATIONS = 310_000;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;

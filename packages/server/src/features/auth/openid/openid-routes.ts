@@ -55,7 +55,7 @@ function signInFailed(): AppError {
   return AppError.unauthenticated('The sign-in could not be completed. Start it again from /auth/login.');
 }
 
-/** GET /auth/login, GET /auth/callback and GET /auth/logout (CONTRACT.md section 2). */
+/** GET /auth/login, GET /auth/callback and GET /auth/logout (docs/rest-api.md, OpenId). */
 export const openIdRoutes: FastifyPluginAsyncTypebox<OpenIdRoutesOptions> = async (app, options) => {
   const tags = ['auth'];
 

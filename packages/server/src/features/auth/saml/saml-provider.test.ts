@@ -51,7 +51,7 @@ const samlArgs = (idp: TestIdentityProvider, entityId = IDP_ENTITY_ID): string[]
   '--Authentication:RoleClaimType=groups',
   '--Authorization:Policies:canAll:0=rc-admins',
   '--Authorization:Policies:canChange:0=rc-developers',
-  // The display name is not a role (CONTRACT.md section 3): search only these claim types.
+  // The display name is not a role (docs/auth/saml.md): search only these claim types.
   '--Authorization:RoleClaimTypes:0=role',
   '--Authorization:RoleClaimTypes:1=groups',
 ];

@@ -7,7 +7,7 @@ import { BooleanEditor, DateTimeEditor, EnumEditor, NumberEditor, TextEditor, Ti
 // CodeMirror is the largest dependency of the console: it loads only when an Array or Json value is shown.
 const CodeEditor = lazy(() => import('./code-editor').then((m) => ({ default: m.CodeEditor })));
 
-/** The editor that fits the entry's value type (CONTRACT.md section 8), labelled with the entry's key. */
+/** The editor that fits the entry's value type (docs/console.md, A version), labelled with the entry's key. */
 export function ValueEditor(props: EditorProps) {
   switch (props.entry.valueType) {
     case ValueType.BOOLEAN:
