@@ -105,6 +105,9 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
     ]);
     expect(bad.code).toBe(EXIT.rejected);
     expect(bad.stderr).toContain('Payments:Limits');
+    // Each refused value is named by its key, not by its place in the request.
+    expect(bad.stderr).toMatch(/^ {2}Payments:Limits must be/m);
+    expect(bad.stderr).not.toContain('rawValue');
     expect(await valueOf('1.0', 'Payments:TimeoutSeconds')).toBe('45');
     expect(await valueOf('1.0', 'Payments:Provider')).toBe('a=b "c"\nd');
   });
@@ -212,10 +215,11 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
     });
     expect(described.status).toBe(200);
     const text = (await user.run(['diff', 'payments', '1.0', '1.1'])).stdout;
-    expect(text).toMatch(/valueChanged\s+Payments:Provider\s+a=b "c"\\nd \(String\)\s+Stripe \(String\)\s+value\n/);
+    expect(text).toMatch(/value differs\s+Payments:Provider\s+a=b "c"\\nd \(String\)\s+Stripe \(String\)\s+value\n/);
     expect(text).toMatch(
-      /metadataChanged\s+Payments:Limits\s+\{"max":1\} \(Json\)\s+\{"max":1\} \(Json\)\s+name, description, group\n/,
+      /details differ\s+Payments:Limits\s+\{"max":1\} \(Json\)\s+\{"max":1\} \(Json\)\s+name, description, group\n/,
     );
+    expect(text).not.toMatch(/valueChanged|metadataChanged/);
 
     const dry = await user.run(['promote', 'payments', '1.0', '1.1', '--keys', 'Payments:TimeoutSeconds', '--dry-run']);
     expect(dry.stdout).toContain('Dry run');

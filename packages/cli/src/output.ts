@@ -45,6 +45,8 @@ export function shown(value: string | null | undefined, max = 60): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
+const changes = (n: number) => `${n} ${n === 1 ? 'change' : 'changes'}`;
+
 /** What a restore or an import changes (a dry run) or changed, in lines for people. */
 export function planText(plan: PlanOutcome): string {
   if (plan.changes.length === 0) return `Nothing to change (${plan.unchanged} keys already as wanted).`;
@@ -55,7 +57,36 @@ export function planText(plan: PlanOutcome): string {
     c.next ? shown(c.next.value, 40) : '–',
   ]);
   const summary = plan.applied
-    ? `Applied ${plan.changes.length} change(s) as one batch; ${plan.unchanged} unchanged.`
-    : `Dry run: ${plan.changes.length} change(s) would be made; ${plan.unchanged} unchanged. Nothing was changed.`;
+    ? `Applied ${changes(plan.changes.length)} as one batch; ${plan.unchanged} unchanged.`
+    : `Dry run: ${changes(plan.changes.length)} would be made; ${plan.unchanged} unchanged. Nothing was changed.`;
   return `${table(['ACTION', 'KEY', 'NOW', 'AFTER'], rows)}\n${summary}`;
+}
+
+const DIFFERENCES: Readonly<Record<string, string>> = {
+  added: 'only in target',
+  removed: 'only in base',
+  valueChanged: 'value differs',
+  typeChanged: 'type differs',
+  metadataChanged: 'details differ',
+};
+
+/** A difference of `diff` in words ("value differs"); the JSON output keeps the API's names. */
+export function differenceWords(change: string, metadataToo: boolean): string {
+  const words = Object.hasOwn(DIFFERENCES, change) ? (DIFFERENCES[change] ?? change) : change;
+  return metadataToo && change !== 'metadataChanged' ? `${words}, details too` : words;
+}
+
+const ACTIONS: Readonly<Record<string, string>> = {
+  ValueSet: 'value set',
+  Updated: 'details changed',
+  Imported: 'imported',
+  Promoted: 'promoted',
+  Restored: 'restored',
+  Created: 'created',
+  Deleted: 'deleted',
+};
+
+/** A history action in words ("value set"); the JSON output keeps the API's names. */
+export function actionWords(action: string): string {
+  return Object.hasOwn(ACTIONS, action) ? (ACTIONS[action] ?? action) : action;
 }

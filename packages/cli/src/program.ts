@@ -64,11 +64,21 @@ export async function run(argv: readonly string[], stderr = process.stderr): Pro
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof CliError) {
-      const fields = Object.entries(error.fieldErrors).map(([field, messages]) => `  ${field}: ${messages.join('; ')}`);
+      const fields = Object.entries(error.fieldErrors).map(([field, messages]) => `  ${fieldLine(field, messages)}`);
       stderr.write(`error: ${error.message}\n${fields.length > 0 ? `${fields.join('\n')}\n` : ''}`);
       return error.exitCode;
     }
     stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT.failure;
   }
+}
+
+/**
+ * One field error for people: an item of a batch (`[2].rawValue`) is named by its message already
+ * ("Payments:Limits must be a JSON object"), `body` is the file; other fields keep their name.
+ */
+function fieldLine(field: string, messages: readonly string[]): string {
+  const text = messages.join('; ');
+  if (/^\[\d+\]/.test(field)) return text;
+  return `${field === 'body' ? 'file' : field}: ${text}`;
 }

@@ -10,10 +10,10 @@ import type { ConfigSchema } from './schema.js';
  * ```ts
  * const options: ConnectOptions<typeof schema> = {
  *   url: 'https://config.internal:8080',
- *   serviceId: process.env.SERVICE_ID ?? '',
- *   version: '1.4.2',
+ *   serviceId: process.env.RC_SERVICE_ID ?? '',
+ *   version: '1.0.0',
  *   schema,
- *   apiKey: process.env.CONFIG_API_KEY,
+ *   apiKey: process.env.RC_API_KEY,
  *   cacheFile: '/var/cache/my-app/config.json',
  * };
  * ```

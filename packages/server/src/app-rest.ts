@@ -91,11 +91,11 @@ export async function composeRestApi(parts: RestApiParts) {
     }),
     queries: new ServiceQueries(uow),
   });
+  const caps = config.versions;
   await fastify.register(versionRoutes, {
-    commands: new VersionCommands(uow, clock, ids),
+    commands: new VersionCommands(uow, clock, ids, caps),
     queries: new VersionQueries(uow),
   });
-  const caps = config.versions;
   await fastify.register(entryRoutes, {
     commands: new EntryCommands(uow, clock, ids, caps),
     queries: new EntryQueries(uow),

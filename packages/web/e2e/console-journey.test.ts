@@ -98,10 +98,12 @@ describe('the console, from sign-in to the audit log', () => {
     await page.getByRole('button', { name: 'New entry' }).click();
     const entryDialog = page.getByRole('dialog', { name: 'New entry' });
     await entryDialog.getByLabel('Key').fill('Payments:TimeoutSeconds');
-    await entryDialog.getByLabel('Value type').selectOption('Number');
-    await entryDialog.getByLabel('Value', { exact: true }).fill('thirty');
+    // The wrong type first: 30 is no time span, and the dialog says so before anything is sent.
+    await entryDialog.getByLabel('Value type').selectOption('TimeSpan');
+    await entryDialog.getByLabel('Value', { exact: true }).fill('30');
     await entryDialog.getByRole('button', { name: 'Create' }).click();
-    await expectVisible(entryDialog.getByText('The value must be a decimal number'));
+    await expectVisible(entryDialog.getByText(/^The value must be a time span/));
+    await entryDialog.getByLabel('Value type').selectOption('Number');
     await entryDialog.getByLabel('Value', { exact: true }).fill('30');
     await entryDialog.getByLabel('Group', { exact: true }).fill('Payments');
     await entryDialog.getByLabel('Group description').fill('Payment gateway');

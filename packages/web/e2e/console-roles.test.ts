@@ -62,12 +62,13 @@ describe('what each role may do in the console, and accessibility of the main sc
     const adminPage = await ui.window();
     await signIn(adminPage, 'admin', 'admin-password-for-tests');
     await adminPage.goto(`/services/${ids.serviceId}/members`);
-    await adminPage.getByLabel('User id or e-mail').fill('nobody-here');
-    await adminPage.getByRole('button', { name: 'Add member' }).click();
-    expect(await adminPage.getByRole('alert').textContent()).toMatch(/Local user/);
-    await adminPage.getByLabel('User id or e-mail').fill('dana');
+    // Members are Local users: the form offers them in a list, not a free text the server would refuse.
+    const username = adminPage.getByLabel('Username');
+    await expect.poll(() => username.locator('option').allTextContents()).toContain('dana');
+    await username.selectOption('dana');
     await adminPage.getByRole('button', { name: 'Add member' }).click();
     await expectVisible(adminPage.getByRole('button', { name: 'Remove dana' }));
+    expect(await username.locator('option').allTextContents()).not.toContain('dana');
 
     await page.reload();
     await expectVisible(page.getByLabel('Billing:Retries'));
@@ -132,6 +133,9 @@ describe('what each role may do in the console, and accessibility of the main sc
     await dialog.getByRole('button', { name: 'Create' }).click();
     await expectVisible(page.getByRole('button', { name: 'Delete erin' }));
     expect(await page.getByRole('button', { name: 'Delete admin' }).count()).toBe(0);
+    // The only admin cannot give up the role (the server would refuse): the menu says so instead.
+    expect(await page.getByLabel('Role of admin').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Role of erin').isDisabled()).toBe(false);
 
     await page.getByRole('link', { name: 'Services' }).click();
     await page.getByLabel('Search services').fill('ship');

@@ -89,7 +89,7 @@ describe('undo, restore and import in the console', () => {
     expect((await stored())[TIMEOUT]?.rawValue).toBe('999'); // a preview changes nothing
     await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
 
-    await expectVisible(dialog.getByRole('status').getByText('Applied 1 change(s) as one batch.'));
+    await expectVisible(dialog.getByRole('status').getByText('Applied 1 change as one batch.'));
     expect((await stored())[TIMEOUT]?.rawValue).toBe('30');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await page.keyboard.press('Escape');

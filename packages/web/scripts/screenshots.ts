@@ -1,5 +1,6 @@
 /**
- * Screenshots of the console's main screens, light and dark, for docs/ui/ (linked from the README).
+ * Screenshots of the console's main screens, light and dark, at 1280 px and on a phone (390 × 844,
+ * `*-phone-*.png`), for docs/ui/ (linked from the README).
  * Runs the real server on a temporary SQLite database with sample data and the built console
  * (`npm run build -w @realtime-config/web` first): `npm run screenshots -w @realtime-config/web`.
  */
@@ -65,6 +66,11 @@ try {
     },
   ]);
   await admin.post(`/api/services/${ids.serviceId}/members`, { userId: 'admin' });
+  for (const name of ['dana', 'erin']) {
+    await admin.post('/api/users', { username: name, password: `${name}-has-a-long-password`, role: 'developer' });
+  }
+  await admin.post(`/api/services/${ids.serviceId}/members`, { userId: 'dana' });
+  await admin.post(`/api/services/${ids.serviceId}/apikeys`, { name: 'orders-production' });
   const versionUrl = `/services/${ids.serviceId}/versions/${ids.versionId}`;
   const beforeChanges = new Date(Date.now() + 1000);
   await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -80,82 +86,124 @@ try {
   const local = (t: Date) =>
     `${t.getFullYear()}-${p2(t.getMonth() + 1)}-${p2(t.getDate())}T${p2(t.getHours())}:${p2(t.getMinutes())}:${p2(t.getSeconds())}`;
 
-  const shot = async (page: Page, name: string, scheme: string) => {
+  const shot = async (page: Page, name: string, scheme: string, phone: boolean) => {
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(out, `${name}-${scheme}.png`), animations: 'disabled' });
+    // Dialogs and drawers open with a short transition: shoot them still.
+    await page.waitForTimeout(400);
+    const file = `${name}${phone ? '-phone' : ''}-${scheme}.png`;
+    await page.screenshot({ path: path.join(out, file), animations: 'disabled' });
   };
-  for (const scheme of ['light', 'dark'] as const) {
-    const page = await ui.window({ colorScheme: scheme, reducedMotion: true });
-    await page.goto('/sign-in');
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await shot(page, 'sign-in', scheme);
-    await signIn(page, 'admin', 'admin-password-for-tests');
-    await page.getByRole('link', { name: 'orders' }).waitFor();
-    await shot(page, 'services', scheme);
-    await page.goto(`/services/${ids.serviceId}/versions`);
-    await page.getByRole('link', { name: '1.4.2' }).waitFor();
-    await shot(page, 'service', scheme);
-    await page.goto(versionUrl);
-    await page.getByLabel('Payments:Limits').waitFor();
-    await page.getByLabel('Payments:TimeoutSeconds').fill(scheme === 'light' ? '45' : '50');
-    await page.getByLabel('Payments:Mode').selectOption('Live');
-    await page.getByLabel('Payments:Window').fill('25:00:00');
-    await shot(page, 'version-pending', scheme);
-    await page.getByLabel('Payments:Window').fill('00:05:00');
-    const stored = (await admin.get(`/api/configentries/${ids.serviceId}/${ids.versionId}`)).body as {
-      id: string;
-      key: string;
-      generation: number;
-    }[];
-    const timeout = stored.find((e) => e.key === 'Payments:TimeoutSeconds');
-    await admin.put(`/api/configentries/${ids.serviceId}/${ids.versionId}/set`, [
-      { id: timeout?.id, rawValue: scheme === 'light' ? '60' : '90', generation: timeout?.generation },
-    ]);
-    await page.getByText('Changed elsewhere', { exact: true }).waitFor();
-    await page.getByRole('button', { name: /^Save/ }).click();
-    await page
-      .getByRole('dialog', { name: /Conflict/ })
-      .getByRole('button', { name: 'Keep mine' })
-      .waitFor();
-    await shot(page, 'conflict', scheme);
-    await page.getByRole('button', { name: 'Keep mine' }).click();
-    await page.getByRole('button', { name: /^Save/ }).click();
-    await page.getByText(/^Saved/).waitFor();
-    await page.goto(`/services/${ids.serviceId}/audit`);
-    await page.getByRole('table', { name: 'Audit log' }).waitFor();
-    await shot(page, 'audit-log', scheme);
-    await page.goto('/users');
-    await page.getByRole('table', { name: 'Users' }).waitFor();
-    await shot(page, 'users', scheme);
+  for (const phone of [false, true]) {
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await ui.window({ colorScheme: scheme, reducedMotion: true, width: phone ? 390 : 1280 });
+      if (phone) await page.setViewportSize({ width: 390, height: 844 });
+      const take = (name: string) => shot(page, name, scheme, phone);
+      await page.goto('/sign-in');
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await take('sign-in');
+      await signIn(page, 'admin', 'admin-password-for-tests');
+      await page.getByRole('link', { name: 'orders' }).waitFor();
+      await take('services');
+      await page.goto(`/services/${ids.serviceId}/versions`);
+      await page.getByRole('link', { name: '1.4.2' }).waitFor();
+      await take('service');
+      await page.getByRole('button', { name: 'New version' }).click();
+      await page.getByLabel('Version label').fill('1.6.0');
+      await page.getByLabel('Start from').selectOption({ label: 'A copy of 1.5.0' });
+      await take('new-version');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.goto(versionUrl);
+      await page.getByLabel('Payments:Limits').waitFor();
+      await page.getByLabel('Payments:TimeoutSeconds').fill(scheme === 'light' ? '45' : '50');
+      await page.getByLabel('Payments:Mode').selectOption('Live');
+      await page.getByLabel('Payments:Window').fill('25:00:00');
+      // The page keeps the value being typed above the tray (on a phone the tray's list starts folded).
+      await page.waitForTimeout(400);
+      await page.screenshot({
+        path: path.join(out, `version-pending${phone ? '-phone' : ''}-${scheme}.png`),
+        animations: 'disabled',
+      });
+      await page.getByLabel('Payments:Window').fill('00:05:00');
+      const stored = (await admin.get(`/api/configentries/${ids.serviceId}/${ids.versionId}`)).body as {
+        id: string;
+        key: string;
+        generation: number;
+      }[];
+      const timeout = stored.find((e) => e.key === 'Payments:TimeoutSeconds');
+      await admin.put(`/api/configentries/${ids.serviceId}/${ids.versionId}/set`, [
+        { id: timeout?.id, rawValue: scheme === 'light' ? '60' : '90', generation: timeout?.generation },
+      ]);
+      await page.getByText('Changed elsewhere', { exact: true }).waitFor();
+      await page.getByRole('button', { name: /^Save/ }).click();
+      await page
+        .getByRole('dialog', { name: /Conflict/ })
+        .getByRole('button', { name: 'Keep mine' })
+        .waitFor();
+      await take('conflict');
+      await page.getByRole('button', { name: 'Keep mine' }).click();
+      await page.getByRole('button', { name: /^Save/ }).click();
+      await page.getByText(/^Saved/).waitFor();
+      // The message goes by itself after a few seconds; the next shot waits for it.
+      await page.getByText(/^Saved/).waitFor({ state: 'hidden' });
+      await page.getByRole('button', { name: 'New entry' }).click();
+      const entryDialog = page.getByRole('dialog', { name: 'New entry' });
+      await entryDialog.getByLabel('Key').fill('Payments:Currency');
+      await entryDialog.getByLabel('Value type').selectOption('Enum');
+      await entryDialog.getByLabel('Allowed values').fill('EUR|USD|GBP');
+      await entryDialog.getByRole('combobox', { name: 'Value', exact: true }).selectOption('EUR');
+      await take('new-entry');
+      await entryDialog.getByRole('button', { name: 'Cancel' }).click();
+      await page.goto(`/services/${ids.serviceId}/audit`);
+      await page.getByRole('table', { name: 'Audit log' }).waitFor();
+      await take('audit-log');
+      await page.getByLabel('Version').selectOption({ label: '1.4.2' });
+      if (phone) await page.getByRole('button', { name: /^More filters/ }).click();
+      await page.getByLabel('Action').selectOption('ValueSet');
+      await page.getByRole('table', { name: 'Audit log' }).getByText('ValueSet').first().waitFor();
+      await take('audit-log-filtered');
+      await page.goto('/users');
+      await page.getByRole('table', { name: 'Users' }).waitFor();
+      await take('users');
+      await page.goto(`/services/${ids.serviceId}/members`);
+      await page.getByRole('table', { name: 'Members' }).waitFor();
+      await take('members');
+      await page.goto(`/services/${ids.serviceId}/api-keys`);
+      await page.getByRole('table', { name: 'API keys' }).waitFor();
+      await take('api-keys');
+      await page.goto('/account');
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await take('account');
 
-    // History, restore, compare and import (docs/history-and-transfer.md).
-    await page.goto(versionUrl);
-    await page.getByRole('link', { name: 'Payments:TimeoutSeconds' }).click();
-    await page.getByRole('table', { name: 'History of Payments:TimeoutSeconds' }).waitFor();
-    await page
-      .getByRole('button', { name: /^Restore this value/ })
-      .first()
-      .click();
-    await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
-    await shot(page, 'entry-history', scheme);
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.goto(versionUrl);
-    await page.getByRole('button', { name: 'Restore version to…' }).click();
-    await page.getByLabel('Restore to').fill(local(beforeChanges));
-    await page.getByRole('button', { name: 'Preview' }).click();
-    await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
-    await shot(page, 'restore-version', scheme);
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByRole('button', { name: 'Import' }).click();
-    await page.locator('input[type="file"]').setInputFiles(importFile);
-    await page.getByRole('button', { name: 'Preview' }).click();
-    await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
-    await shot(page, 'import', scheme);
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.goto(`/services/${ids.serviceId}/compare?base=${ids.versionId}&target=${next.body.id}`);
-    await page.getByRole('checkbox', { name: 'Copy Payments:TimeoutSeconds' }).check();
-    await shot(page, 'compare', scheme);
-    await page.context().close();
+      // History, restore, compare and import (docs/history-and-transfer.md).
+      await page.goto(versionUrl);
+      await page.getByRole('link', { name: 'Payments:TimeoutSeconds' }).click();
+      await page.getByRole('table', { name: 'History of Payments:TimeoutSeconds' }).waitFor();
+      await take('entry-drawer');
+      await page
+        .getByRole('button', { name: /^Restore this value/ })
+        .first()
+        .click();
+      await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
+      await take('entry-history');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.goto(versionUrl);
+      await page.getByRole('button', { name: 'Restore version to…' }).click();
+      await page.getByLabel('Restore to').fill(local(beforeChanges));
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
+      await take('restore-version');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.locator('input[type="file"]').setInputFiles(importFile);
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await page.getByRole('table', { name: 'Changes of the preview' }).waitFor();
+      await take('import');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.goto(`/services/${ids.serviceId}/compare?base=${ids.versionId}&target=${next.body.id}`);
+      await page.getByRole('checkbox', { name: 'Copy Payments:TimeoutSeconds' }).check();
+      await take('compare');
+      await page.context().close();
+    }
   }
   console.log(`screenshots in ${out}`);
 } finally {

@@ -12,7 +12,7 @@ import type {
 import { Option, type Command } from 'commander';
 import { contextOf, type CommandContext, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { planText, shown, table } from '../output.js';
+import { differenceWords, planText, shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
 import { resolveService, resolveVersion } from '../targets.js';
 import { changesOfPlan, onProtected, requestReview, requestReviewOption } from './reviews.js';
@@ -175,7 +175,7 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
 
   program
     .command('promote')
-    .description('Copy values from one version into another (e.g. 1.0 → 1.1): dry run first, then one batch')
+    .description('Copy values from one version into another (e.g. 1.0.0 → 1.1.0): dry run first, then one batch')
     .argument('<service>', 'service name or id')
     .argument('<from>', 'the version whose values are copied')
     .argument('<to>', 'the version that receives them')
@@ -243,7 +243,7 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
             : `${table(
                 ['CHANGE', 'KEY', base.versionLabel, targetVersion.versionLabel, 'DIFFERS IN'],
                 result.differences.map((d) => [
-                  d.change + (d.metadataChanged && d.change !== 'metadataChanged' ? '+metadata' : ''),
+                  differenceWords(d.change, d.metadataChanged),
                   d.key,
                   d.base ? `${shown(d.base.value, 40)} (${d.base.valueTypeName})` : '–',
                   d.target ? `${shown(d.target.value, 40)} (${d.target.valueTypeName})` : '–',

@@ -2,7 +2,7 @@ import type { HistoryItem, RestoreRequest, ValueSet } from '@realtime-config/pro
 import type { Command } from 'commander';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { planText, shown, table } from '../output.js';
+import { actionWords, planText, shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
 import { changesOfPlan, onProtected, requestReview, requestReviewOption } from './reviews.js';
 import { entryIdOfKey, listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
@@ -31,8 +31,8 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  realtime-config set payments 1.4.2 Payments:TimeoutSeconds=45 Payments:Mode=Live\n' +
-        '  realtime-config set payments 1.4.2 Payments:TimeoutSeconds=45 --if-generation Payments:TimeoutSeconds=3',
+      '\nExamples:\n  realtime-config set payments 1.0.0 Payments:TimeoutSeconds=45 Payments:Mode=Live\n' +
+        '  realtime-config set payments 1.0.0 Payments:TimeoutSeconds=45 --if-generation Payments:TimeoutSeconds=3',
     )
     .action(
       async (
@@ -113,7 +113,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
           ['TIME', 'ACTION', 'GENERATION', 'USER', 'VALUE'],
           items.map((h) => [
             h.timestamp,
-            h.action,
+            actionWords(h.action),
             String(h.generation),
             h.userName ?? h.userId ?? '',
             h.deleted ? '(deleted)' : shown(h.value),
@@ -133,7 +133,7 @@ export function valueCommands(program: Command, globals: () => GlobalOptions): v
     .addOption(requestReviewOption())
     .addHelpText(
       'after',
-      '\nUndo a bad change in one command:\n  realtime-config restore payments 1.4.2 --at 2026-11-20T09:00:00Z\n' +
+      '\nUndo a bad change in one command:\n  realtime-config restore payments 1.0.0 --at 2026-11-20T09:00:00Z\n' +
         'Keys created since are deleted, keys deleted since come back. Exit code 3 when something changed\n' +
         'between the dry run and applying it (nothing is changed then).',
     )

@@ -1,4 +1,5 @@
 export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest';
+/** `Promoted`: values copied from another version (Compare's copy, the import of `{ fromVersionId }`). */
 export type AuditAction =
   | 'Created'
   | 'Updated'
@@ -8,11 +9,28 @@ export type AuditAction =
   | 'MemberRemoved'
   | 'Restored'
   | 'Imported'
+  | 'Promoted'
   /** A change request's life: approved by a reviewer, applied, rejected, withdrawn by its author. */
   | 'Approved'
   | 'Applied'
   | 'Rejected'
   | 'Withdrawn';
+
+export const AUDIT_ACTIONS: readonly AuditAction[] = [
+  'Created',
+  'Updated',
+  'Deleted',
+  'ValueSet',
+  'MemberAdded',
+  'MemberRemoved',
+  'Restored',
+  'Imported',
+  'Promoted',
+  'Approved',
+  'Applied',
+  'Rejected',
+  'Withdrawn',
+];
 
 export interface AuditChanges {
   readonly before?: unknown;
@@ -49,11 +67,25 @@ export interface AuditStore {
     untilMicros: number;
     keys: readonly string[] | null;
   }): Promise<AuditRecord[]>;
-  /** Newest first, records with num below `beforeNum`. */
-  search(query: {
-    serviceId: string;
-    entityType: AuditEntityType | null;
-    beforeNum: number | null;
-    limit: number;
-  }): Promise<AuditRecord[]>;
+  /** Newest first, records with num below `beforeNum` that pass every filter given. */
+  search(query: AuditSearch & { beforeNum: number | null; limit: number }): Promise<AuditRecord[]>;
+  /**
+   * The label each version had last, from the versions' own records (created, renamed, deleted), so
+   * a version deleted since still has its name. Versions without records are left out.
+   */
+  versionLabels(versionIds: readonly string[]): Promise<Map<string, string>>;
+}
+
+/** The filters of an audit search; null means "any". */
+export interface AuditSearch {
+  readonly serviceId: string;
+  readonly entityType: AuditEntityType | null;
+  /** Entry records of this version. */
+  readonly versionId: string | null;
+  /** The user's id, without regard to case. */
+  readonly userId: string | null;
+  readonly action: AuditAction | null;
+  /** From and to (both included), µs since the epoch. */
+  readonly fromMicros: number | null;
+  readonly toMicros: number | null;
 }

@@ -18,7 +18,7 @@ import {
 /** Actions an entry's audit record can name. */
 export type EntryAction = Extract<
   AuditAction,
-  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported'
+  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported' | 'Promoted'
 >;
 
 /** The refusal of a direct change of a protected version; it names the way that is open. */

@@ -18,7 +18,8 @@ export type {
   ChangeRequestStore,
   RequestedChange,
 } from './change-requests.js';
-export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditStore } from './audit.js';
+export { AUDIT_ACTIONS } from './audit.js';
+export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditSearch, AuditStore } from './audit.js';
 export { auditView } from './audit-view.js';
 export { createChangeHub, type ChangeHub } from './change-hub.js';
 export {

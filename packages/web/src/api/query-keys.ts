@@ -12,7 +12,7 @@ export const queryKeys = {
     detail: (serviceId: string) => ['services', serviceId] as const,
     members: (serviceId: string) => ['services', serviceId, 'members'] as const,
     apiKeys: (serviceId: string) => ['services', serviceId, 'api-keys'] as const,
-    audit: (serviceId: string, entityType: string | null) => ['services', serviceId, 'audit', { entityType }] as const,
+    audit: (serviceId: string, filters: object) => ['services', serviceId, 'audit', filters] as const,
   },
   versions: {
     list: (serviceId: string) => ['services', serviceId, 'versions'] as const,

@@ -37,7 +37,8 @@ export function App() {
   );
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
-      <Notifications position="top-center" />
+      {/* Below the header (app.css), so a message never covers its buttons (Sign out, the colour scheme). */}
+      <Notifications position="top-right" />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -1,10 +1,12 @@
 import {
   ActionIcon,
   AppShell,
+  Box,
   Button,
   Center,
   Group,
   Loader,
+  Stack,
   Text,
   Tooltip,
   useComputedColorScheme,
@@ -33,6 +35,9 @@ function ColorSchemeToggle() {
   );
 }
 
+const HEADER_WIDE = 60;
+const HEADER_NARROW = 96;
+
 const navLinkProps = {
   activeProps: { 'aria-current': 'page' as const, style: { fontWeight: 700, textDecoration: 'underline' } },
 };
@@ -56,43 +61,53 @@ export function AppLayout() {
   const mustChangePassword = user.passwordChangeRequired;
   const abilities = abilitiesOf(user);
 
+  const navigation = !mustChangePassword && (
+    <nav aria-label="Main">
+      <Group gap="md" wrap="nowrap">
+        <AnchorLink to="/services" {...navLinkProps}>
+          Services
+        </AnchorLink>
+        {abilities.canAll && abilities.isLocal && (
+          <AnchorLink to="/users" {...navLinkProps}>
+            Users
+          </AnchorLink>
+        )}
+      </Group>
+    </nav>
+  );
+  const account = !mustChangePassword ? (
+    <AnchorLink to="/account" {...navLinkProps} maw={{ base: 160, sm: 240 }} lineClamp={1}>
+      {user.name ?? user.id}
+    </AnchorLink>
+  ) : (
+    <Text lineClamp={1}>{user.name ?? user.id}</Text>
+  );
+
+  // On a phone the header has two rows: the name and the buttons, then the navigation and the account.
   return (
-    <AppShell header={{ height: 60 }} padding="md">
+    <AppShell header={{ height: { base: HEADER_NARROW, sm: HEADER_WIDE } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="lg" wrap="nowrap">
-            <Text fw={700} size="lg">
-              Realtime Config
-            </Text>
-            {!mustChangePassword && (
-              <nav aria-label="Main">
-                <Group gap="md">
-                  <AnchorLink to="/services" {...navLinkProps}>
-                    Services
-                  </AnchorLink>
-                  {abilities.canAll && abilities.isLocal && (
-                    <AnchorLink to="/users" {...navLinkProps}>
-                      Users
-                    </AnchorLink>
-                  )}
-                </Group>
-              </nav>
-            )}
+        <Stack h="100%" gap={0} justify="center" px="md">
+          <Group h={HEADER_WIDE - 8} justify="space-between" wrap="nowrap" gap="sm">
+            <Group gap="lg" wrap="nowrap" miw={0}>
+              <Text fw={700} size="lg" style={{ whiteSpace: 'nowrap' }}>
+                Realtime Config
+              </Text>
+              <Box visibleFrom="sm">{navigation}</Box>
+            </Group>
+            <Group gap="sm" wrap="nowrap">
+              <Box visibleFrom="sm">{account}</Box>
+              <ColorSchemeToggle />
+              <Button variant="default" onClick={() => signOut.mutate(user.provider)} loading={signOut.isPending}>
+                Sign out
+              </Button>
+            </Group>
           </Group>
-          <Group gap="sm" wrap="nowrap">
-            {!mustChangePassword ? (
-              <AnchorLink to="/account" {...navLinkProps}>
-                {user.name ?? user.id}
-              </AnchorLink>
-            ) : (
-              <Text>{user.name ?? user.id}</Text>
-            )}
-            <ColorSchemeToggle />
-            <Button variant="default" onClick={() => signOut.mutate(user.provider)} loading={signOut.isPending}>
-              Sign out
-            </Button>
+          <Group hiddenFrom="sm" justify="space-between" wrap="nowrap" pb={8}>
+            {navigation || <span />}
+            {account}
           </Group>
-        </Group>
+        </Stack>
       </AppShell.Header>
       <AppShell.Main>
         {signOut.isError && <ProblemAlert error={signOut.error} mb="md" />}

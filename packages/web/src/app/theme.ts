@@ -1,4 +1,4 @@
-import { createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, Drawer, Modal, Notification, type CSSVariablesResolver } from '@mantine/core';
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -11,6 +11,12 @@ export const theme = createTheme({
   focusRing: 'auto',
   // Transitions are skipped for users who ask the system for less motion.
   respectReducedMotion: true,
+  components: {
+    // Every close button says what it does to a screen reader.
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss' } } }),
+  },
 });
 
 /** Dimmed text dark enough (light) and light enough (dark) for 4.5:1 contrast on the page background. */

@@ -1,6 +1,7 @@
 import { Button, Group, Modal, Stack, type ModalProps } from '@mantine/core';
 import { useEffect, type ReactNode } from 'react';
 import { ProblemAlert } from './problem-alert';
+import { useNarrow } from './use-narrow';
 
 interface FormDialogProps {
   readonly opened: boolean;
@@ -22,6 +23,7 @@ interface FormDialogProps {
 /** A dialog with a form: its fields, the server's problem (detail and other field errors), Cancel and submit. */
 export function FormDialog(props: FormDialogProps) {
   const { opened, onOpen, mutation } = props;
+  const narrow = useNarrow();
   useEffect(() => {
     if (!opened) return;
     onOpen();
@@ -31,7 +33,7 @@ export function FormDialog(props: FormDialogProps) {
   }, [opened]);
 
   return (
-    <Modal opened={opened} onClose={props.onClose} title={props.title} size={props.size}>
+    <Modal opened={opened} onClose={props.onClose} title={props.title} size={props.size} fullScreen={narrow}>
       <form
         noValidate
         onSubmit={(event) => {

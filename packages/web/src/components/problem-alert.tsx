@@ -1,5 +1,6 @@
 import { Alert, List, type AlertProps } from '@mantine/core';
 import { asProblem } from '../api/problem';
+import { fieldWords, problemTitle } from './plain-words';
 
 interface ProblemAlertProps extends Omit<AlertProps, 'title' | 'children'> {
   readonly error: unknown;
@@ -12,17 +13,25 @@ export function ProblemAlert({ error, hideFields = [], ...props }: ProblemAlertP
   const problem = asProblem(error);
   const fieldErrors = Object.entries(problem.errors ?? {}).filter(([field]) => !hideFields.includes(field));
   return (
-    <Alert color="red" variant="light" role="alert" title={problem.title} {...props}>
+    <Alert color="red" variant="light" role="alert" title={problemTitle(problem.status, problem.title)} {...props}>
       {problem.detail}
       {fieldErrors.length > 0 && (
         <List size="sm" mt="xs">
           {fieldErrors.map(([field, messages]) => (
-            <List.Item key={field}>
-              {field}: {messages.join('; ')}
-            </List.Item>
+            <List.Item key={field}>{fieldLine(field, messages)}</List.Item>
           ))}
         </List>
       )}
     </Alert>
   );
+}
+
+/**
+ * One field's messages as people read them: a batch item's message names its key already
+ * (`[2].rawValue` → "Payments:Mode must be one of: …"), `body` is the file, other fields in words.
+ */
+function fieldLine(field: string, messages: readonly string[]): string {
+  const text = messages.join('; ');
+  if (/^\[\d+\]/.test(field)) return text;
+  return `${field === 'body' ? 'File' : fieldWords(field)}: ${text}`;
 }

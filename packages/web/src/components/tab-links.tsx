@@ -1,5 +1,6 @@
 import { Group } from '@mantine/core';
 import { Link, type LinkProps } from '@tanstack/react-router';
+import { useEffect, useRef } from 'react';
 
 export interface TabLink {
   readonly label: string;
@@ -7,28 +8,34 @@ export interface TabLink {
   readonly params: LinkProps['params'];
 }
 
-const tabStyle = {
-  padding: '8px 12px',
-  borderBottom: '2px solid transparent',
-  color: 'inherit',
-  textDecoration: 'none',
-};
-
-/** Tabs that are real links (deep-linkable sections); the current one is marked aria-current="page". */
+/**
+ * Tabs that are real links (deep-linkable sections); the current one is marked aria-current="page".
+ * They stay on one line (app.css `.rc-tab`) and scroll sideways when the screen is narrower than
+ * they are, the current one in view.
+ */
 export function TabLinks({ label, links }: { label: string; links: readonly TabLink[] }) {
+  const nav = useRef<HTMLElement>(null);
+  // Only the row of tabs scrolls (never the page): the current tab comes into view.
+  useEffect(() => {
+    const row = nav.current;
+    const active = row?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!row || !active) return;
+    const start = active.offsetLeft - row.offsetLeft;
+    if (start < row.scrollLeft) row.scrollLeft = start;
+    else if (start + active.offsetWidth > row.scrollLeft + row.clientWidth) {
+      row.scrollLeft = start + active.offsetWidth - row.clientWidth;
+    }
+  });
   return (
-    <nav aria-label={label}>
-      <Group gap={0} style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+    <nav aria-label={label} ref={nav} style={{ overflowX: 'auto' }}>
+      <Group gap={0} wrap="nowrap" style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
         {links.map((link) => (
           <Link
             key={link.label}
             to={link.to}
             params={link.params}
-            style={tabStyle}
-            activeProps={{
-              'aria-current': 'page',
-              style: { ...tabStyle, borderBottomColor: 'var(--mantine-primary-color-filled)', fontWeight: 600 },
-            }}
+            className="rc-tab"
+            activeProps={{ 'aria-current': 'page' }}
           >
             {link.label}
           </Link>

@@ -1427,6 +1427,7 @@ export interface paths {
       };
     };
     put?: never;
+    /** Create a version, empty or as a copy of another version of the service */
     post: {
       parameters: {
         query?: never;
@@ -1444,6 +1445,7 @@ export interface paths {
             description?: string | null;
             /** @description Protects the version (owners): its changes then need a reviewed change request */
             protected?: boolean;
+            copyFrom?: string | null;
           };
         };
       };
@@ -2181,7 +2183,7 @@ export interface paths {
           content: {
             'application/json': {
               entities: {
-                /** @description Created, Updated, ValueSet, Deleted, Restored or Imported */
+                /** @description Created, Updated, ValueSet, Deleted, Restored, Imported or Promoted */
                 action: string;
                 value: string | null;
                 generation: number;
@@ -2643,7 +2645,7 @@ export interface paths {
     put?: never;
     /**
      * Import a file, or the values of another version (dry run first)
-     * @description The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service). `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported`. The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.
+     * @description The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service); every refused key and value is named in one answer. `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported` (a file) or `Promoted` (the values of another version). The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.
      */
     post: {
       parameters: {
@@ -3496,7 +3498,7 @@ export interface paths {
     put?: never;
     /**
      * Audit records of a service, newest first
-     * @description Needs read access to the service (canChange, a role in it, or an API key of it with `read`).
+     * @description Needs read access to the service (canChange, a role in it, or an API key of it with `read`). Every filter is optional and they combine: `entityType`, `versionId` (the entry records of that version), `userId` (without regard to case), `action` and the time range `from`–`to` (ISO 8601 with a zone, both included). Each record names its version (`versionId`, `versionLabel`) when it is an entry record.
      */
     post: {
       parameters: {
@@ -3514,6 +3516,11 @@ export interface paths {
              */
             serviceId: string;
             entityType?: string | null;
+            versionId?: string | null;
+            userId?: string | null;
+            action?: string | null;
+            from?: string | null;
+            to?: string | null;
             pageSize?: number | null;
             pageToken?: string | null;
           };
@@ -4222,6 +4229,8 @@ export interface components {
        * @description ISO 8601, microsecond precision
        */
       timestamp: string;
+      versionId: string | null;
+      versionLabel: string | null;
       changes: {
         before?: unknown;
         after?: unknown;

@@ -65,12 +65,41 @@ export function createAuditStore(db: Kysely<DatabaseSchema>): AuditStore {
       const rows = await inChunks(keys, (slice) => query.where('entry_key', 'in', slice).execute());
       return rows.sort((a, b) => Number(a.num) - Number(b.num)).map(toRecord);
     },
-    async search({ serviceId, entityType, beforeNum, limit }) {
-      let query = db.selectFrom('audit_logs').selectAll().where('service_id', '=', serviceId);
-      if (entityType) query = query.where('entity_type', '=', entityType);
-      if (beforeNum !== null) query = query.where('num', '<', beforeNum);
-      const rows = await query.orderBy('num', 'desc').limit(limit).execute();
+    async search(q) {
+      let query = db.selectFrom('audit_logs').selectAll().where('service_id', '=', q.serviceId);
+      if (q.entityType) query = query.where('entity_type', '=', q.entityType);
+      // The version's entry records come by their own index (version_id, num).
+      if (q.versionId) query = query.where('version_id', '=', q.versionId);
+      if (q.userId) query = query.where((eb) => eb(eb.fn('lower', ['user_id']), '=', q.userId?.toLowerCase() ?? ''));
+      if (q.action) query = query.where('action', '=', q.action);
+      if (q.fromMicros !== null) query = query.where('timestamp', '>=', q.fromMicros);
+      if (q.toMicros !== null) query = query.where('timestamp', '<=', q.toMicros);
+      if (q.beforeNum !== null) query = query.where('num', '<', q.beforeNum);
+      const rows = await query.orderBy('num', 'desc').limit(q.limit).execute();
       return rows.map(toRecord);
     },
+    async versionLabels(versionIds) {
+      const rows = await inChunks([...new Set(versionIds)], (slice) =>
+        db
+          .selectFrom('audit_logs')
+          .select(['entity_id', 'num', 'changes'])
+          .where('entity_type', '=', 'Version')
+          .where('entity_id', 'in', slice)
+          .execute(),
+      );
+      const labels = new Map<string, string>();
+      // Oldest first, so the newest record's label is the one kept.
+      for (const row of rows.sort((a, b) => Number(a.num) - Number(b.num))) {
+        const changes = JSON.parse(row.changes) as AuditChanges;
+        const label = labelOf(changes.after) ?? labelOf(changes.before);
+        if (label !== null) labels.set(row.entity_id, label);
+      }
+      return labels;
+    },
   };
+}
+
+function labelOf(state: unknown): string | null {
+  if (typeof state !== 'object' || state === null || !('versionLabel' in state)) return null;
+  return typeof state.versionLabel === 'string' ? state.versionLabel : null;
 }

@@ -52,6 +52,8 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
         'timestamp',
         'userId',
         'userName',
+        'versionId',
+        'versionLabel',
       ].sort(),
     );
     expect(valueSet).toMatchObject({
@@ -60,8 +62,12 @@ describe.each(databaseKinds)('audit log API on %s', (kind) => {
       entityId: entryId,
       userId: 'admin',
       userName: 'admin',
+      versionId,
+      versionLabel: '1',
       changes: { before: { rawValue: '4', generation: 6 }, after: { rawValue: '5', generation: 7 } },
     });
+    const member = res.body.entities[0];
+    expect([member.versionId, member.versionLabel]).toEqual([null, null]);
     expect(Date.parse(valueSet.timestamp)).not.toBeNaN();
   });
 

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AuditRecord } from '../../core/index.js';
-import { microsToIso } from '../../platform/clock.js';
+import { AUDIT_ACTIONS } from '../../core/index.js';
+import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
-import { parseEntityType, type AuditQueries } from './audit-queries.js';
+import { parseAction, parseEntityType, type AuditItem, type AuditQueries } from './audit-queries.js';
 
 const AuditRecordSchema = Type.Object(
   {
@@ -18,6 +18,10 @@ const AuditRecordSchema = Type.Object(
     userId: Nullable(Type.String()),
     userName: Nullable(Type.String()),
     timestamp: Timestamp,
+    versionId: Nullable(Type.String({ description: "An entry record's version; null for other records" })),
+    versionLabel: Nullable(
+      Type.String({ description: "The label of an entry record's version (its last, if deleted since); else null" }),
+    ),
     changes: Type.Object(
       { before: Type.Optional(Type.Unknown()), after: Type.Optional(Type.Unknown()) },
       { additionalProperties: true },
@@ -27,8 +31,20 @@ const AuditRecordSchema = Type.Object(
 );
 const auditRef = Type.Unsafe<ReturnType<typeof auditOf>>({ $ref: 'AuditRecord#' });
 
-function auditOf(r: AuditRecord) {
+function auditOf(r: AuditItem) {
   return { ...r, timestamp: microsToIso(r.timestamp) };
+}
+
+/** A time bound of the search, in µs; null when not given. */
+function timeBound(field: 'from' | 'to', value: string | null | undefined): number | null {
+  if (!value) return null;
+  const micros = isoToMicros(value);
+  if (micros === undefined) {
+    throw AppError.invalid(`${field} must be an ISO 8601 time with a zone, e.g. 2026-05-01T09:30:00Z.`, {
+      [field]: ['is not an ISO 8601 time with a zone'],
+    });
+  }
+  return micros;
 }
 
 export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> = async (app, { queries }) => {
@@ -40,8 +56,9 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
       config: { policy: 'authenticated' },
       schema: {
         tags: ['audit'],
-        description: 'Needs read access to the service (canChange, a role in it, or an API key of it with `read`).',
         summary: 'Audit records of a service, newest first',
+        description:
+          'Needs read access to the service (canChange, a role in it, or an API key of it with `read`). Every filter is optional and they combine: `entityType`, `versionId` (the entry records of that version), `userId` (without regard to case), `action` and the time range `from`–`to` (ISO 8601 with a zone, both included). Each record names its version (`versionId`, `versionLabel`) when it is an entry record.',
         body: Type.Object({
           serviceId: Uuid,
           entityType: Type.Optional(
@@ -49,6 +66,11 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
               Type.String({ description: 'Service, Version, Entry, Member, ApiKey or ChangeRequest (any case)' }),
             ),
           ),
+          versionId: Type.Optional(Nullable(Uuid)),
+          userId: Type.Optional(Nullable(Type.String({ maxLength: 320 }))),
+          action: Type.Optional(Nullable(Type.String({ maxLength: 40, description: AUDIT_ACTIONS.join(', ') }))),
+          from: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601 time with a zone' }))),
+          to: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601 time with a zone' }))),
           pageSize: Type.Optional(Nullable(Type.Integer())),
           pageToken: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
         }),
@@ -59,17 +81,31 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
       },
     },
     async (request) => {
-      const { serviceId, entityType, pageSize, pageToken } = request.body;
+      const { serviceId, entityType, versionId, userId, action, from, to, pageSize, pageToken } = request.body;
       const type = entityType ? parseEntityType(entityType) : null;
       if (type === undefined) {
         throw AppError.invalid('Unknown entity type.', {
           entityType: ['must be one of Service, Version, Entry, Member, ApiKey, ChangeRequest'],
         });
       }
+      const canonicalAction = action ? parseAction(action) : null;
+      if (canonicalAction === undefined) {
+        throw AppError.invalid('Unknown action.', { action: [`must be one of ${AUDIT_ACTIONS.join(', ')}`] });
+      }
+      const fromMicros = timeBound('from', from);
+      const toMicros = timeBound('to', to);
+      if (fromMicros !== null && toMicros !== null && fromMicros > toMicros) {
+        throw AppError.invalid('The time range ends before it starts.', { to: ['is before from'] });
+      }
       const page = await queries.search({
         caller: callerOf(request),
         serviceId,
         entityType: type,
+        versionId: versionId ? versionId.toLowerCase() : null,
+        userId: userId?.trim() || null,
+        action: canonicalAction,
+        fromMicros,
+        toMicros,
         pageSize,
         pageToken,
       });

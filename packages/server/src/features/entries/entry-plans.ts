@@ -137,7 +137,7 @@ export class EntryPlans {
     caller: Caller,
     target: { serviceId: string; versionId: string },
     planner: Planner,
-    options: { basedOn: string | null; action: 'Restored' | 'Imported' },
+    options: { basedOn: string | null; action: 'Restored' | 'Imported' | 'Promoted' },
   ): Promise<PlanOutcome> {
     const { serviceId, versionId } = target;
     const expected = options.basedOn === null ? null : parseToken(options.basedOn);
@@ -178,7 +178,7 @@ async function write(
   writer: EntryWriter,
   plan: Plan,
   current: ReadonlyMap<string, EntryRecord>,
-  action: 'Restored' | 'Imported',
+  action: 'Restored' | 'Imported' | 'Promoted',
 ): Promise<void> {
   let creates: NewEntry[] = [];
   const createPending = async () => {

@@ -8,7 +8,7 @@ import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type EntryPlans } from 
 import { restorePlanner, type EntryHistory } from './entry-history.js';
 
 const HistoryItemSchema = Type.Object({
-  action: Type.String({ description: 'Created, Updated, ValueSet, Deleted, Restored or Imported' }),
+  action: Type.String({ description: 'Created, Updated, ValueSet, Deleted, Restored, Imported or Promoted' }),
   value: Nullable(Type.String({ description: 'The value after the change; null when deleted (or null itself)' })),
   generation: Type.Integer(),
   deleted: Type.Boolean(),

@@ -74,7 +74,7 @@ describe.each(databaseKinds)('gRPC API over h2c with grpc-js on %s', (kind) => {
       enumDefinition: 'fast|slow',
     });
     const version = await admin.get(`/api/configversions/${serviceId}/${versionId}`);
-    expect(version.body.description).toMatch(/^Registered by client SDK at \d{4}-/);
+    expect(version.body.description).toMatch(/^Registered by client SDK at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
   });
 
   it('keeps existing keys and adds missing ones when the label exists', async () => {

@@ -69,7 +69,10 @@ export class ConfigTransfer {
     return { contentType: CONTENT_TYPES[format], fileName, body };
   }
 
-  /** The changes an import makes (dry run), or makes them (one batch, audited `Imported`). */
+  /**
+   * The changes an import makes (dry run), or makes them: one batch, audited `Imported` for a file
+   * and `Promoted` for the values of another version.
+   */
   async import(
     caller: Caller,
     target: { serviceId: string; versionId: string },
@@ -82,7 +85,8 @@ export class ConfigTransfer {
         : await this.versionReader(caller, target.serviceId, source);
     const planner = importPlanner(read, options.createMissing, this.caps.maxEntries);
     if (options.dryRun) return this.plans.preview(target.serviceId, target.versionId, planner);
-    return this.plans.apply(caller, target, planner, { basedOn: options.basedOn, action: 'Imported' });
+    const action = source.kind === 'version' ? 'Promoted' : 'Imported';
+    return this.plans.apply(caller, target, planner, { basedOn: options.basedOn, action });
   }
 
   /** A promotion: the live entries of another version (of this service; of any service for canAll). */

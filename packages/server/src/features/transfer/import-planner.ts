@@ -1,4 +1,4 @@
-import { parseValueType, ValueType } from '../../protocol.js';
+import { checkValue, parseValueType, ValueType } from '../../protocol.js';
 import type { EntryRecord, Stores } from '../../core/index.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
@@ -10,7 +10,8 @@ import { fromTyped, inferValueType, sameValue } from './typed-values.js';
  * An import as a plan: each key of the file gets its value (compared by meaning, so an unchanged
  * value is not written again); keys the version lacks are created when `createMissing` is set
  * (with the file's type and metadata, or a type guessed from the value), and refused otherwise.
- * Keys of the version that the file does not name are left alone.
+ * Keys of the version that the file does not name are left alone. A refusal names every key that
+ * cannot be imported, missing or with a value that does not fit, so one correction is enough.
  *
  * @param read the file's entries, given the keys the version has (they decide where nested values stop)
  * @param maxEntries Versions:MaxEntries: a file naming more keys than a version may hold is refused
@@ -33,16 +34,23 @@ export function importPlanner(
       const current = live.get(item.key);
       if (current) {
         const change = valueChange(current, item);
-        if (change) changes.push(change);
+        const problem = change && checkValue(current.valueType, change.rawValue, current.enumDefinition);
+        if (problem) (errors[item.key] ??= []).push(problem);
+        else if (change) changes.push(change);
       } else if (!createMissing) {
-        (errors[item.key] ??= []).push('is not in this version (import with createMissing=true to create it)');
+        (errors[item.key] ??= []).push('is not in this version (allow creating missing keys to add it)');
       } else {
         changes.push({ kind: 'create', entry: newEntry(item) });
       }
     }
-    if (Object.keys(errors).length > 0) {
-      const named = Object.keys(errors).slice(0, 10).join(', ');
-      throw AppError.invalid(`The file names keys that cannot be imported: ${named}.`, errors);
+    const refused = Object.entries(errors);
+    if (refused.length > 0) {
+      const named = refused
+        .slice(0, 10)
+        .map(([key, messages]) => `${key} ${messages.join(', ')}`)
+        .join('; ');
+      const more = refused.length > 10 ? ` (and ${refused.length - 10} more)` : '';
+      throw AppError.invalid(`Some keys cannot be imported: ${named}${more}.`, errors);
     }
     return { changes, considered: [...seen] };
   };
@@ -52,7 +60,7 @@ function rawOf(valueType: number, item: ImportedEntry): string | null {
   return 'raw' in item.value ? item.value.raw : fromTyped(valueType, item.value.typed);
 }
 
-function valueChange(current: EntryRecord, item: ImportedEntry): PlannedChange | null {
+function valueChange(current: EntryRecord, item: ImportedEntry): Extract<PlannedChange, { kind: 'set' }> | null {
   const raw = rawOf(current.valueType, item);
   return sameValue(current.valueType, current.rawValue, raw) ? null : { kind: 'set', key: current.key, rawValue: raw };
 }

@@ -276,6 +276,24 @@ describe.each(databaseKinds)('compare, export and import on %s', (kind) => {
     expect(await entries(v)).toEqual(before);
   });
 
+  it('names every key that cannot be imported in one answer: missing keys and values that do not fit', async () => {
+    const v = await version([
+      ['App:Port', 6, '80'],
+      ['App:Mode', 5, 'A', 'A|B'],
+    ]);
+    const before = await entries(v);
+    const res = await admin.post(
+      `${versions(v)}/import?format=json`,
+      JSON.stringify({ App: { Port: 'eighty', Mode: 'C', Missing: 1 } }),
+    );
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['App:Missing', 'App:Mode', 'App:Port']);
+    expect(res.body.errors['App:Missing'][0]).toMatch(/not in this version/);
+    expect(res.body.errors['App:Missing'][0]).not.toMatch(/createMissing=/);
+    expect(res.body.detail).toMatch(/App:Port .*App:Mode|App:Mode .*App:Port/);
+    expect(await entries(v)).toEqual(before);
+  });
+
   it('promotes values from another version with a reviewed diff, and refuses a nested export that cannot nest', async () => {
     const from = await version([
       ['Db:Host', 1, 'db.prod'],

@@ -1,9 +1,11 @@
 import {
   auditView,
+  EntryWriter,
   UniqueViolation,
   versionDeletionNotice,
   type Actor,
   type UnitOfWork,
+  type VersionCaps,
   type VersionRecord,
   type WriteContext,
 } from '../../core/index.js';
@@ -26,13 +28,29 @@ export class VersionCommands {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly caps: VersionCaps,
   ) {}
 
-  async create(actor: Actor, serviceId: string, fields: VersionFields): Promise<VersionRecord> {
+  /**
+   * A new version: empty, or (`copyFrom`, a version of the same service) with a copy of that
+   * version's entries, values and details, in the same transaction.
+   */
+  async create(
+    actor: Actor,
+    serviceId: string,
+    fields: VersionFields,
+    copyFrom: string | null = null,
+  ): Promise<VersionRecord> {
     try {
       return await this.uow.write(async (ctx) => {
         await requireService(ctx, serviceId);
         await requireFreeLabel(ctx, serviceId, fields.versionLabel);
+        const source = copyFrom === null ? null : await ctx.versions.get(serviceId, copyFrom);
+        if (source === undefined) {
+          throw AppError.invalid(`There is no version ${copyFrom} in this service to start from.`, {
+            copyFrom: ['is not a version of this service'],
+          });
+        }
         const now = this.clock.nowMicros();
         const version: VersionRecord = {
           id: this.ids.newId(),
@@ -52,14 +70,50 @@ export class VersionCommands {
           action: 'Created',
           ...actor,
           timestamp: now,
-          changes: { after: auditView(version) },
+          changes: { after: { ...auditView(version), ...(source ? { copiedFrom: source.versionLabel } : {}) } },
         });
+        if (source) await this.copyEntries(ctx, actor, source, version, now);
         return version;
       });
     } catch (error) {
       // Two creators of one label at once: the unique index decides, the loser gets the same 409.
       throw error instanceof UniqueViolation ? duplicateLabel(fields.versionLabel) : error;
     }
+  }
+
+  /** The live entries of `source`, created in `target` as they are (one write: one audit record each). */
+  private async copyEntries(
+    ctx: WriteContext,
+    actor: Actor,
+    source: VersionRecord,
+    target: VersionRecord,
+    nowMicros: number,
+  ): Promise<void> {
+    const entries = await ctx.entries.listLive(source.id);
+    if (entries.length === 0) return;
+    const writer = await EntryWriter.open(ctx, {
+      serviceId: target.serviceId,
+      versionId: target.id,
+      actor,
+      nowMicros,
+      ids: this.ids,
+      caps: this.caps,
+      // The version is being made: its protection starts after its first entries.
+      protectedVersion: 'allow',
+    });
+    await writer.create(
+      entries.map((e) => ({
+        key: e.key,
+        name: e.name,
+        rawValue: e.rawValue,
+        valueType: e.valueType,
+        enumDefinition: e.enumDefinition,
+        description: e.description,
+        groupName: e.groupName,
+        groupDescription: e.groupDescription,
+      })),
+    );
+    await writer.commit();
   }
 
   async update(actor: Actor, serviceId: string, versionId: string, changes: VersionChanges): Promise<VersionRecord> {

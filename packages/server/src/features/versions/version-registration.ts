@@ -88,7 +88,7 @@ export class VersionRegistration {
         id: versionId,
         serviceId,
         versionLabel: label,
-        description: `Registered by client SDK at ${microsToIso(now)}`,
+        description: `Registered by client SDK at ${registrationTime(now)}`,
         protected: false,
         createdAt: now,
         updatedAt: now,
@@ -230,4 +230,9 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
     throw AppError.invalid(`The declared configuration is not valid: ${summary}.`, errors);
   }
   return declared;
+}
+
+/** When a version was registered, to the minute, as people read it: "2026-05-01 09:30 UTC". */
+function registrationTime(micros: number): string {
+  return `${microsToIso(micros).slice(0, 16).replace('T', ' ')} UTC`;
 }

@@ -102,6 +102,50 @@ describe.each(databaseKinds)('config versions API on %s', (kind) => {
     expect((await admin.get(`/api/configversions/${serviceId}/${v}`)).status).toBe(200);
   });
 
+  it('starts a new version as a copy of another one: entries, values and details, audited', async () => {
+    const from = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: 'copy-source' })).body.id;
+    const entries = `/api/configentries/${serviceId}`;
+    await admin.post(`${entries}/${from}`, { key: 'Db:Pool', valueType: 6, rawValue: '5', groupName: 'Db' });
+    await admin.post(`${entries}/${from}`, {
+      key: 'Db:Mode',
+      valueType: 5,
+      rawValue: 'Live',
+      enumDefinition: 'Live|Test',
+      description: 'how to connect',
+    });
+    const copy = await admin.post(`/api/configversions/${serviceId}`, { versionLabel: 'copy', copyFrom: from });
+    expect(copy.status, copy.text).toBe(201);
+    const pick = (list: Array<Record<string, unknown>>) =>
+      list.map(({ key, rawValue, valueType, enumDefinition, description, groupName }) => ({
+        key,
+        rawValue,
+        valueType,
+        enumDefinition,
+        description,
+        groupName,
+      }));
+    const copied = (await admin.get(`${entries}/${copy.body.id}`)).body;
+    expect(pick(copied)).toEqual(pick((await admin.get(`${entries}/${from}`)).body));
+    expect(copied).toHaveLength(2);
+    const audit = await admin.post('/api/auditlogs/search', { serviceId, versionId: copy.body.id });
+    expect(audit.body.entities.map((r: { action: string }) => r.action)).toEqual(['Created', 'Created']);
+  });
+
+  it('refuses to start from a version of another service or none, and creates nothing', async () => {
+    const other = (await admin.post('/api/services', { name: 'copy-elsewhere' })).body.id;
+    const foreign = (await admin.post(`/api/configversions/${other}`, { versionLabel: 'theirs' })).body.id;
+    const before = await versions();
+    for (const copyFrom of [foreign, MISSING]) {
+      const res = await admin.post(`/api/configversions/${serviceId}`, { versionLabel: 'nope', copyFrom });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.errors)).toEqual(['copyFrom']);
+    }
+    expect((await admin.post(`/api/configversions/${serviceId}`, { versionLabel: 'nope', copyFrom: 'x' })).status).toBe(
+      400,
+    );
+    expect(await versions()).toEqual(before);
+  });
+
   it.each([
     [{}, 'versionLabel'],
     [{ versionLabel: '' }, 'versionLabel'],

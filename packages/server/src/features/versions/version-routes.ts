@@ -36,6 +36,18 @@ const VersionUpdateBody = Type.Object(
   { minProperties: 1 },
 );
 
+const NewVersionBody = Type.Object({
+  ...VersionBody.properties,
+  copyFrom: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'A version of the same service to start from (a copy of its entries)',
+      }),
+    ),
+  ),
+});
+
 function versionOf(v: VersionRecord) {
   return { ...v, createdAt: microsToIso(v.createdAt), updatedAt: microsToIso(v.updatedAt) };
 }
@@ -77,17 +89,24 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
       config: { policy: { service: 'manage' } },
       schema: {
         tags,
+        summary: 'Create a version, empty or as a copy of another version of the service',
         params: serviceParams,
-        body: VersionBody,
+        body: NewVersionBody,
         response: { 201: versionRef, ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
-      const version = await commands.create(actorOfCaller(callerOf(request)), request.params.serviceId, {
-        versionLabel: request.body.versionLabel,
-        description: request.body.description ?? null,
-        ...(request.body.protected !== undefined ? { protected: request.body.protected } : {}),
-      });
+      const { versionLabel, description, copyFrom } = request.body;
+      const version = await commands.create(
+        actorOfCaller(callerOf(request)),
+        request.params.serviceId,
+        {
+          versionLabel,
+          description: description ?? null,
+          ...(request.body.protected !== undefined ? { protected: request.body.protected } : {}),
+        },
+        copyFrom ? copyFrom.toLowerCase() : null,
+      );
       return reply.code(201).send(versionOf(version));
     },
   );

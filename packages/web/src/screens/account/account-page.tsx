@@ -1,10 +1,11 @@
-import { Badge, Container, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Container, Group, List, Stack, Table, Text, Title } from '@mantine/core';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { ChangePasswordForm } from './change-password-form';
 
-const POLICY_MEANING: Record<string, string> = {
-  canAll: 'Everything: services, versions, entries, members, API keys and users.',
-  canChange: 'Values of the entries of services you are a member of.',
+/** What each policy lets the user do, in words (the policy names are the server's). */
+const POLICY_MEANING: Readonly<Record<string, string>> = {
+  canAll: 'Change everything: services, versions, entries, members, API keys and users.',
+  canChange: 'Change the values of the services you are a member of.',
 };
 
 /** The signed-in user: identity, roles, policies, and (Local accounts) the password. */
@@ -47,21 +48,18 @@ export function AccountPage() {
         </Table>
         <section aria-labelledby="policies-heading">
           <Title order={2} size="h3" id="policies-heading" mb="xs">
-            Policies
+            What you may do
           </Title>
           {user.policies.length === 0 ? (
             <Text>No policy: you can sign in but not see or change anything. Ask an admin for a role.</Text>
           ) : (
-            <Stack gap="xs">
+            <List>
               {user.policies.map((policy) => (
-                <Text key={policy}>
-                  <Badge variant="light" mr="sm">
-                    {policy}
-                  </Badge>
-                  {POLICY_MEANING[policy] ?? ''}
-                </Text>
+                <List.Item key={policy}>
+                  {Object.hasOwn(POLICY_MEANING, policy) ? POLICY_MEANING[policy] : policy}
+                </List.Item>
               ))}
-            </Stack>
+            </List>
           )}
         </section>
         {abilities.isLocal && (

@@ -12,13 +12,15 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import type { Difference } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { AnchorLink } from '../../components/anchor-link';
 import { EmptyState } from '../../components/empty-state';
+import { KeyText } from '../../components/key-text';
+import { count } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useMayChangeValues, useService } from '../service/use-service';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
@@ -37,8 +39,8 @@ const CHANGES: Record<string, string> = {
 function side(s: Difference['base']) {
   if (!s) return <Text c="dimmed">—</Text>;
   return (
-    <Stack gap={2}>
-      <Code style={{ wordBreak: 'break-all' }}>{s.value === null ? 'null' : s.value === '' ? '""' : s.value}</Code>
+    <Stack gap={2} align="flex-start">
+      <Code style={{ overflowWrap: 'anywhere' }}>{s.value === null ? 'null' : s.value === '' ? '""' : s.value}</Code>
       <Text size="xs" c="dimmed">
         {s.valueTypeName}
       </Text>
@@ -62,9 +64,12 @@ export function ComparePage() {
   const [kind, setKind] = useState('all');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [copying, setCopying] = useState(false);
+  const copied = useRef(false);
+  const queryClient = useQueryClient();
   const ready = base !== undefined && target !== undefined && base !== target;
+  const comparisonKey = ['services', serviceId, 'compare', base, target];
   const comparison = useQuery({
-    queryKey: ['services', serviceId, 'compare', base, target],
+    queryKey: comparisonKey,
     enabled: ready,
     queryFn: () =>
       unwrap(
@@ -79,6 +84,17 @@ export function ComparePage() {
   );
   const onlyInBase = (comparison.data?.differences ?? []).filter((d) => d.change === 'removed');
   const createsKeys = onlyInBase.some((d) => selected.has(d.key));
+  const selectable = shown.filter(copyable);
+  const allSelected = selectable.length > 0 && selectable.every((d) => selected.has(d.key));
+  const someSelected = selectable.some((d) => selected.has(d.key));
+  const selectAll = (on: boolean) => {
+    const next = new Set(selected);
+    for (const d of selectable) {
+      if (on) next.add(d.key);
+      else next.delete(d.key);
+    }
+    setSelected(next);
+  };
   const labelOf = (id: string | undefined) => versions.data?.find((v) => v.id === id)?.versionLabel ?? '…';
   const choose = (which: 'base' | 'target', id: string) => {
     setSelected(new Set());
@@ -105,9 +121,9 @@ export function ComparePage() {
           data={options}
           value={base ?? ''}
           onChange={(e) => choose('base', e.currentTarget.value)}
-          w={220}
+          w={{ base: '100%', xs: 220 }}
         />
-        <Text pb={6} aria-hidden>
+        <Text pb={6} aria-hidden visibleFrom="xs">
           →
         </Text>
         <NativeSelect
@@ -115,7 +131,7 @@ export function ComparePage() {
           data={options}
           value={target ?? ''}
           onChange={(e) => choose('target', e.currentTarget.value)}
-          w={220}
+          w={{ base: '100%', xs: 220 }}
         />
         <NativeSelect
           label="Show"
@@ -125,34 +141,59 @@ export function ComparePage() {
           ]}
           value={kind}
           onChange={(e) => setKind(e.currentTarget.value)}
-          w={200}
+          w={{ base: '100%', xs: 200 }}
         />
       </Group>
-      {!ready && (
+      {base !== undefined && base === target && (
+        <EmptyState title="The same version twice">
+          Choose another version as the target to see what differs.
+        </EmptyState>
+      )}
+      {!ready && base !== target && (
         <EmptyState title="Choose two versions">
           The differences appear key by key: added, removed, changed value, type or details.
         </EmptyState>
       )}
       {comparison.isPending && ready && <Loader aria-label="Comparing" />}
       {comparison.isError && <ProblemAlert error={comparison.error} />}
-      {comparison.data && (
+      {comparison.data && ready && comparison.data.differences.length === 0 && (
+        <EmptyState title={`${labelOf(base)} and ${labelOf(target)} are identical`}>
+          {`All ${count(comparison.data.unchanged, 'key')} have the same values, types and details in both versions.`}
+        </EmptyState>
+      )}
+      {comparison.data && ready && comparison.data.differences.length > 0 && (
         <>
           <Group justify="space-between">
             <Text aria-live="polite">
               {comparison.data.differences.length} differing, {comparison.data.unchanged} the same
             </Text>
             {mayChange.allowed && (
-              <Button disabled={selected.size === 0} onClick={() => setCopying(true)}>
-                Copy selected values →
-              </Button>
+              <Group gap="md">
+                {selectable.length > 0 && (
+                  <Checkbox
+                    label="Select all"
+                    checked={allSelected}
+                    indeterminate={someSelected && !allSelected}
+                    onChange={(e) => selectAll(e.currentTarget.checked)}
+                  />
+                )}
+                <Button disabled={selected.size === 0} onClick={() => setCopying(true)}>
+                  Copy selected values →
+                </Button>
+              </Group>
             )}
           </Group>
           {mayChange.allowed && !mayCreate && onlyInBase.length > 0 && (
             <Text size="sm" c="dimmed">
-              Keys only in the base can be copied by someone who may create entries (canAll).
+              Keys only in the base can be copied by an admin: copying them creates entries in the target.
             </Text>
           )}
-          <Table withTableBorder striped aria-label={`Differences between ${labelOf(base)} and ${labelOf(target)}`}>
+          <Table
+            withTableBorder
+            striped
+            aria-label={`Differences between ${labelOf(base)} and ${labelOf(target)}`}
+            className="rc-stack"
+          >
             <Table.Thead>
               <Table.Tr>
                 <Table.Th w={40}>Copy</Table.Th>
@@ -179,8 +220,10 @@ export function ComparePage() {
                       />
                     )}
                   </Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>{d.key}</Table.Td>
-                  <Table.Td>
+                  <Table.Td fw={600}>
+                    <KeyText value={d.key} />
+                  </Table.Td>
+                  <Table.Td data-full>
                     <Badge variant="light">{CHANGES[d.change] ?? d.change}</Badge>
                     {d.metadataChanged && d.change !== 'metadataChanged' && (
                       <Text size="xs" c="dimmed">
@@ -188,8 +231,12 @@ export function ComparePage() {
                       </Text>
                     )}
                   </Table.Td>
-                  <Table.Td>{side(d.base)}</Table.Td>
-                  <Table.Td>{side(d.target)}</Table.Td>
+                  <Table.Td data-label={`${labelOf(base)} (base)`} data-full>
+                    {side(d.base)}
+                  </Table.Td>
+                  <Table.Td data-label={`${labelOf(target)} (target)`} data-full>
+                    {side(d.target)}
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
@@ -201,9 +248,16 @@ export function ComparePage() {
           opened={copying}
           onClose={() => {
             setCopying(false);
-            void comparison.refetch();
+            // What was copied is no longer ticked (nor, mostly, different).
+            if (copied.current) setSelected(new Set());
+            copied.current = false;
           }}
-          title={`Copy ${selected.size} value(s) from ${labelOf(base)} into ${labelOf(target)}`}
+          // The comparison behind the dialog shows the copied values at once.
+          onApplied={() => {
+            copied.current = true;
+            void queryClient.invalidateQueries({ queryKey: comparisonKey });
+          }}
+          title={`Copy ${count(selected.size, 'value')} from ${labelOf(base)} into ${labelOf(target)}`}
           serviceId={serviceId}
           versionId={target}
           request={() => ({ kind: 'version', fromVersionId: base, keys: [...selected], createMissing: createsKeys })}

@@ -87,7 +87,7 @@ export function ApiKeysTab() {
             placeholder="orders-production"
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
-            w={320}
+            w={{ base: '100%', xs: 320 }}
           />
           <Button type="submit" loading={create.isPending} disabled={name.trim() === ''}>
             Create API key
@@ -101,7 +101,7 @@ export function ApiKeysTab() {
         <EmptyState title="No API keys yet">Create one for each application or environment.</EmptyState>
       )}
       {keys.data && keys.data.length > 0 && (
-        <Table striped aria-label="API keys">
+        <Table striped aria-label="API keys" className="rc-stack">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
@@ -118,10 +118,12 @@ export function ApiKeysTab() {
                 <Table.Td>
                   <Code>{k.prefix}…</Code>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td data-label="Created" data-full>
                   <TimeText iso={k.createdAt} /> {k.createdBy ? `by ${k.createdBy}` : ''}
                 </Table.Td>
-                <Table.Td>{k.lastUsedAt ? <TimeText iso={k.lastUsedAt} /> : 'never'}</Table.Td>
+                <Table.Td data-label="Last used" data-full>
+                  {k.lastUsedAt ? <TimeText iso={k.lastUsedAt} /> : 'never'}
+                </Table.Td>
                 <Table.Td>
                   {k.revokedAt ? (
                     <Badge color="gray">Revoked</Badge>

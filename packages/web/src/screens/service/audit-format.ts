@@ -1,9 +1,10 @@
 import type { AuditRecord } from '@realtime-config/protocol/rest';
+import { fieldWords } from '../../components/plain-words';
 
 type Fields = Record<string, unknown>;
 
 const NAME_FIELDS = ['key', 'versionLabel', 'name', 'userId'] as const;
-const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId']);
+const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId', 'num', 'keyHash']);
 
 function fieldsOf(value: unknown): Fields | null {
   return typeof value === 'object' && value !== null ? (value as Fields) : null;
@@ -24,14 +25,14 @@ function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** What changed, field by field ("rawValue: 30 → 45"); for a creation or deletion, the state it had. */
+/** What changed, field by field ("value: 30 → 45"); for a creation or deletion, the state it had. */
 export function changeSummary(record: AuditRecord): string[] {
   const before = fieldsOf(record.changes.before);
   const after = fieldsOf(record.changes.after);
   if (before && after) {
     return Object.keys(after)
       .filter((field) => !SKIPPED.has(field) && show(before[field]) !== show(after[field]))
-      .map((field) => `${field}: ${show(before[field])} → ${show(after[field])}`);
+      .map((field) => `${fieldWords(field)}: ${show(before[field])} → ${show(after[field])}`);
   }
   const state = after ?? before;
   if (!state) return [];
@@ -39,7 +40,7 @@ export function changeSummary(record: AuditRecord): string[] {
     'rawValue' in state
       ? ['rawValue']
       : Object.keys(state)
-          .filter((f) => !SKIPPED.has(f))
+          .filter((f) => !SKIPPED.has(f) && state[f] !== null && state[f] !== undefined)
           .slice(0, 3);
-  return shown.map((field) => `${field}: ${show(state[field])}`);
+  return shown.map((field) => `${fieldWords(field)}: ${show(state[field])}`);
 }

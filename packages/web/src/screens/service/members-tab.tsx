@@ -1,4 +1,4 @@
-import { Button, Group, Loader, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Group, Loader, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../../api/client';
@@ -12,13 +12,25 @@ import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { membersTabRoute } from './route';
 import { useAddMember, useMembers, useRemoveMember } from './use-service';
 
-function AddMemberForm({ serviceId, suggestLocalUsers }: { serviceId: string; suggestLocalUsers: boolean }) {
+/**
+ * Adding a member. With Local accounts the server takes only their usernames, so the form offers
+ * them in a list (those not yet members); with an identity provider, the id or e-mail it gives.
+ */
+function AddMemberForm({
+  serviceId,
+  localUsers,
+  members,
+}: {
+  serviceId: string;
+  localUsers: boolean;
+  members: readonly string[];
+}) {
   const add = useAddMember(serviceId);
   const [userId, setUserId] = useState('');
   const users = useQuery({
     queryKey: queryKeys.users,
     queryFn: () => unwrap(api.GET('/api/users')),
-    enabled: suggestLocalUsers,
+    enabled: localUsers,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -26,25 +38,40 @@ function AddMemberForm({ serviceId, suggestLocalUsers }: { serviceId: string; su
     add.mutate(userId.trim(), { onSuccess: () => setUserId('') });
   };
   const fieldError = add.error instanceof ProblemError ? add.error.fieldError('userId') : undefined;
+  const taken = new Set(members.map((m) => m.toLowerCase()));
+  const candidates = (users.data ?? []).filter((u) => !taken.has(u.username.toLowerCase()));
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="xs">
         <Group align="flex-end">
-          <TextInput
-            label="User id or e-mail"
-            description={suggestLocalUsers ? 'A Local user' : 'The id or e-mail the identity provider gives the user'}
-            list="local-users"
-            autoComplete="off"
-            value={userId}
-            onChange={(e) => setUserId(e.currentTarget.value)}
-            error={fieldError}
-            w={320}
-          />
-          <datalist id="local-users">
-            {(users.data ?? []).map((u) => (
-              <option key={u.username} value={u.username} />
-            ))}
-          </datalist>
+          {localUsers ? (
+            <NativeSelect
+              label="Username"
+              description={
+                users.isSuccess && candidates.length === 0
+                  ? 'Every user is a member already; add users under Users.'
+                  : 'A user of this server (Users)'
+              }
+              data={[
+                { value: '', label: users.isPending ? 'Loading users…' : 'Choose a user' },
+                ...candidates.map((u) => ({ value: u.username, label: u.username })),
+              ]}
+              value={userId}
+              onChange={(e) => setUserId(e.currentTarget.value)}
+              error={fieldError}
+              w={{ base: '100%', xs: 320 }}
+            />
+          ) : (
+            <TextInput
+              label="User id or e-mail"
+              description="The id or e-mail your identity provider gives the user"
+              autoComplete="off"
+              value={userId}
+              onChange={(e) => setUserId(e.currentTarget.value)}
+              error={fieldError}
+              w={{ base: '100%', xs: 320 }}
+            />
+          )}
           <Button type="submit" loading={add.isPending} disabled={userId.trim() === ''}>
             Add member
           </Button>
@@ -67,10 +94,14 @@ export function MembersTab() {
   return (
     <Stack>
       <Text c="dimmed" size="sm">
-        Members with the canChange policy may change this service&apos;s values. Admins may change everything.
+        Members may change this service&apos;s values. Admins may change everything, member or not.
       </Text>
       {abilities?.canAll ? (
-        <AddMemberForm serviceId={serviceId} suggestLocalUsers={abilities.isLocal} />
+        <AddMemberForm
+          serviceId={serviceId}
+          localUsers={abilities.isLocal}
+          members={(members.data ?? []).map((m) => m.userId)}
+        />
       ) : (
         <Text size="sm">Only admins add or remove members.</Text>
       )}
@@ -84,7 +115,7 @@ export function MembersTab() {
         </EmptyState>
       )}
       {members.data && members.data.length > 0 && (
-        <Table striped aria-label="Members">
+        <Table striped aria-label="Members" className="rc-stack">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>User</Table.Th>
@@ -97,10 +128,10 @@ export function MembersTab() {
             {members.data.map((m) => (
               <Table.Tr key={m.userId}>
                 <Table.Td>{m.userId}</Table.Td>
-                <Table.Td>
+                <Table.Td data-label="Added">
                   <TimeText iso={m.addedAt} />
                 </Table.Td>
-                <Table.Td>{m.addedBy ?? '—'}</Table.Td>
+                <Table.Td data-label="By">{m.addedBy ?? '—'}</Table.Td>
                 {abilities?.canAll && (
                   <Table.Td>
                     <Button size="xs" variant="subtle" color="red" onClick={() => setRemoving(m.userId)}>

@@ -33,11 +33,29 @@ export const apiKeysTabRoute = createRoute({
   component: lazyRouteComponent(() => import('./api-keys-tab'), 'ApiKeysTab'),
 });
 
+/** The audit log's filters, kept in the address (a link to "what Dana changed in 1.1.0 yesterday"). */
+export interface AuditFilters {
+  readonly entityType?: string;
+  readonly versionId?: string;
+  readonly userId?: string;
+  readonly action?: string;
+  /** Local date and time (datetime-local), both ends included to the minute. */
+  readonly from?: string;
+  readonly to?: string;
+}
+
+const AUDIT_FILTERS = ['entityType', 'versionId', 'userId', 'action', 'from', 'to'] as const;
+
 export const auditTabRoute = createRoute({
   getParentRoute: () => serviceRoute,
   path: 'audit',
-  validateSearch: (search: Record<string, unknown>): { entityType?: string } =>
-    typeof search.entityType === 'string' && search.entityType !== '' ? { entityType: search.entityType } : {},
+  validateSearch: (search: Record<string, unknown>): AuditFilters =>
+    Object.fromEntries(
+      AUDIT_FILTERS.flatMap((name) => {
+        const value = search[name];
+        return typeof value === 'string' && value !== '' ? [[name, value]] : [];
+      }),
+    ),
   component: lazyRouteComponent(() => import('./audit-tab'), 'AuditTab'),
 });
 

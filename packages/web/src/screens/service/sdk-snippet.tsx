@@ -25,9 +25,10 @@ export function SdkSnippet({ serviceId }: { serviceId: string }) {
   return (
     <Stack gap="xs">
       <Text>
-        Versions are usually registered by your application: install <Code>@realtime-config/client</Code>, declare its
-        configuration and connect. The first start creates the version with every key and default; later starts reuse
-        it. You can also create an empty version with New version and add entries by hand.
+        Versions are usually registered by your application: install the SDK <Code>@realtime-config/client</Code> (not
+        on the npm registry yet: <Code>npm pack -w @realtime-config/client</Code> in the repository gives its tarball),
+        declare the configuration and connect. The first start creates the version with every key and default; later
+        starts reuse it. You can also create a version with New version and add entries by hand.
       </Text>
       <Code block aria-label="SDK example">
         {code}

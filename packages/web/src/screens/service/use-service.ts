@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Me, ServiceFields } from '@realtime-config/protocol/rest';
+import type { AuditSearch, Me, ServiceFields } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 
@@ -101,13 +101,16 @@ export function useRevokeApiKey(serviceId: string) {
 
 export const AUDIT_PAGE_SIZE = 50;
 
-export function useAuditLog(serviceId: string, entityType: string | null) {
+/** The audit search's filters (every one optional), as the REST API takes them. */
+export type AuditQuery = Omit<AuditSearch, 'serviceId' | 'pageSize' | 'pageToken'>;
+
+export function useAuditLog(serviceId: string, filters: AuditQuery) {
   return useInfiniteQuery({
-    queryKey: queryKeys.services.audit(serviceId, entityType),
+    queryKey: queryKeys.services.audit(serviceId, filters),
     queryFn: ({ pageParam }) =>
       unwrap(
         api.POST('/api/auditlogs/search', {
-          body: { serviceId, entityType, pageSize: AUDIT_PAGE_SIZE, pageToken: pageParam },
+          body: { ...filters, serviceId, pageSize: AUDIT_PAGE_SIZE, pageToken: pageParam },
         }),
       ),
     initialPageParam: null as string | null,

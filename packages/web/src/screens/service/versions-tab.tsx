@@ -34,7 +34,7 @@ export function VersionsTab() {
         </EmptyState>
       )}
       {versions.data && versions.data.length > 0 && (
-        <Table striped highlightOnHover aria-label="Versions">
+        <Table striped highlightOnHover aria-label="Versions" className="rc-stack">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Version</Table.Th>
@@ -50,8 +50,8 @@ export function VersionsTab() {
                     {v.versionLabel}
                   </AnchorLink>
                 </Table.Td>
-                <Table.Td>{v.description ?? ''}</Table.Td>
-                <Table.Td>
+                <Table.Td data-full>{v.description ?? ''}</Table.Td>
+                <Table.Td data-label="Created">
                   <TimeText iso={v.createdAt} />
                 </Table.Td>
               </Table.Tr>
@@ -66,6 +66,7 @@ export function VersionsTab() {
         submitLabel="Create"
         mutation={create}
         onSaved={() => setCreating(false)}
+        startFrom={versions.data ?? []}
       />
     </Stack>
   );

@@ -62,7 +62,7 @@ export function ServicesPage() {
           </EmptyState>
         )
       ) : (
-        <Table striped highlightOnHover aria-label="Services" aria-busy={search.isFetching}>
+        <Table striped highlightOnHover aria-label="Services" aria-busy={search.isFetching} className="rc-stack">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
@@ -78,12 +78,14 @@ export function ServicesPage() {
                     {service.name}
                   </AnchorLink>
                 </Table.Td>
-                <Table.Td>
-                  <Text size="sm" lineClamp={2}>
-                    {service.description ?? ''}
-                  </Text>
+                <Table.Td data-full>
+                  {service.description && (
+                    <Text size="sm" lineClamp={2}>
+                      {service.description}
+                    </Text>
+                  )}
                 </Table.Td>
-                <Table.Td>{service.contactEmail ?? ''}</Table.Td>
+                <Table.Td data-full>{service.contactEmail ?? ''}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>

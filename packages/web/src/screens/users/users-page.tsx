@@ -19,6 +19,7 @@ export function UsersPage() {
   const [resetting, setResetting] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
 
+  const admins = (users.data ?? []).filter((u) => u.role === 'admin').length;
   if (abilities && (!abilities.canAll || !abilities.isLocal)) {
     return (
       <Text>
@@ -35,13 +36,13 @@ export function UsersPage() {
         <Button onClick={() => setCreating(true)}>New user</Button>
       </Group>
       <Text c="dimmed" size="sm">
-        admin: canAll (everything). developer: canChange (values of the services they are a member of).
+        An admin may do everything. A developer may change the values of the services they are a member of.
       </Text>
       {users.isPending && <Loader aria-label="Loading users" />}
       {users.isError && <ProblemAlert error={users.error} />}
       {update.isError && <ProblemAlert error={update.error} />}
       {users.data && (
-        <Table striped aria-label="Users">
+        <Table striped aria-label="Users" className="rc-stack">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Username</Table.Th>
@@ -55,6 +56,8 @@ export function UsersPage() {
           <Table.Tbody>
             {users.data.map((u) => {
               const self = u.username === me.data?.id;
+              // The server keeps at least one admin: the last one's role cannot change (it would answer 409).
+              const lastAdmin = u.role === 'admin' && admins === 1;
               return (
                 <Table.Tr key={u.username}>
                   <Table.Td>
@@ -71,10 +74,13 @@ export function UsersPage() {
                       data={['admin', 'developer']}
                       value={u.role}
                       onChange={(e) => update.mutate({ username: u.username, role: e.currentTarget.value as Role })}
-                      w={160}
+                      disabled={lastAdmin}
+                      description={lastAdmin ? 'The only admin: make another user admin first' : undefined}
+                      inputWrapperOrder={['input', 'description']}
+                      w={{ base: '100%', xs: 220 }}
                     />
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td data-label="Created">
                     <TimeText iso={u.createdAt} />
                   </Table.Td>
                   <Table.Td>

@@ -45,14 +45,14 @@ export function ConflictDialog({ conflicts, onKeepMine, onUseStored, onClose }: 
             {conflicts.length > 1 && ` (${conflicts.length - 1} more after this one.)`} Choose the value to keep;
             nothing is saved until you save again.
           </Text>
-          <SimpleGrid cols={2}>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
             <Stack gap={4}>
               <Text fw={600}>Stored value</Text>
               {conflict.stored ? (
                 <>
                   <Value raw={conflict.stored.rawValue} />
                   <Text size="xs" c="dimmed">
-                    generation {conflict.stored.generation}, <TimeText iso={conflict.stored.updatedAt} />
+                    revision {conflict.stored.generation}, saved <TimeText iso={conflict.stored.updatedAt} />
                   </Text>
                 </>
               ) : (
@@ -63,7 +63,7 @@ export function ConflictDialog({ conflicts, onKeepMine, onUseStored, onClose }: 
               <Text fw={600}>Your value</Text>
               <Value raw={conflict.change.raw} />
               <Text size="xs" c="dimmed">
-                based on generation {conflict.change.baseGeneration}
+                typed over revision {conflict.change.baseGeneration}
               </Text>
             </Stack>
           </SimpleGrid>

@@ -7,12 +7,13 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
+import { useNarrow } from '../../components/use-narrow';
 import { optionalMax, orNull, required } from '../../rules/form-rules';
 import { useMayChangeValues } from '../service/use-service';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
 import { entryRoute } from './route';
-import { useRegisteredDefault } from './use-registered-default';
+import { useFirstValue, type FirstValue } from './use-first-value';
 import { useDeleteEntry, useEntries, useUpdateEntry } from './use-version';
 
 function shown(raw: string | null | undefined) {
@@ -72,7 +73,20 @@ function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; vers
   );
 }
 
-/** One entry's details in a drawer (a deep link): stored value, registered default, history, metadata, delete. */
+/** The value an entry started with, and who gave it: the application that registered it, or a person. */
+function FirstValueText({ first }: { first: FirstValue }) {
+  if (!first.found) return <>not in the recent audit log</>;
+  return (
+    <>
+      {shown(first.value)}{' '}
+      <Text span size="xs" c="dimmed">
+        {first.registered ? 'registered by the application' : `set by ${first.by ?? 'someone'}`}
+      </Text>
+    </>
+  );
+}
+
+/** One entry's details in a drawer (a deep link): stored value, first value, history, metadata, delete. */
 export function EntryDrawer() {
   const { serviceId, versionId, entryId } = entryRoute.useParams();
   const entries = useEntries(serviceId, versionId);
@@ -80,7 +94,8 @@ export function EntryDrawer() {
   const me = useMe();
   const canAll = me.data ? abilitiesOf(me.data).canAll : false;
   const mayChange = useMayChangeValues(serviceId, me.data);
-  const registered = useRegisteredDefault(serviceId, entry);
+  const first = useFirstValue(serviceId, versionId, entry);
+  const narrow = useNarrow();
   const remove = useDeleteEntry(serviceId, versionId, entryId);
   const [deleting, setDeleting] = useState(false);
   const navigate = useNavigate();
@@ -92,7 +107,7 @@ export function EntryDrawer() {
     });
 
   return (
-    <Drawer opened onClose={close} position="right" size="lg" title={entry ? entry.key : 'Entry'}>
+    <Drawer opened onClose={close} position="right" size={narrow ? '100%' : 'lg'} title={entry ? entry.key : 'Entry'}>
       {entries.isSuccess && !entry && <Text>This entry does not exist (any more).</Text>}
       {entry && (
         <Stack>
@@ -107,17 +122,13 @@ export function EntryDrawer() {
                 <Table.Td style={{ wordBreak: 'break-all' }}>{shown(entry.rawValue)}</Table.Td>
               </Table.Tr>
               <Table.Tr>
-                <Table.Th>Registered default</Table.Th>
+                <Table.Th>{first.data?.registered ? 'Registered default' : 'First value'}</Table.Th>
                 <Table.Td style={{ wordBreak: 'break-all' }}>
-                  {registered.data?.found
-                    ? shown(registered.data.value)
-                    : registered.isPending
-                      ? '…'
-                      : 'not in the recent audit log'}
+                  {first.data ? <FirstValueText first={first.data} /> : first.isPending ? '…' : '—'}
                 </Table.Td>
               </Table.Tr>
               <Table.Tr>
-                <Table.Th>Generation</Table.Th>
+                <Table.Th>Revision</Table.Th>
                 <Table.Td>{entry.generation}</Table.Td>
               </Table.Tr>
               <Table.Tr>
@@ -128,7 +139,7 @@ export function EntryDrawer() {
               </Table.Tr>
             </Table.Tbody>
           </Table>
-          {registered.isError && <ProblemAlert error={registered.error} />}
+          {first.isError && <ProblemAlert error={first.error} />}
           <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={mayChange.allowed} />
           {canAll ? (
             <>

@@ -1,6 +1,7 @@
 import { Button, Code, Group, Loader, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useState } from 'react';
 import type { Entry, HistoryItem } from '@realtime-config/protocol/rest';
+import { actionWords } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { PlanDialog } from './plan-dialog';
@@ -29,7 +30,7 @@ export function EntryHistory(props: { serviceId: string; versionId: string; entr
       {history.isPending && <Loader size="sm" aria-label="Loading history" />}
       {history.isError && <ProblemAlert error={history.error} />}
       {items.length > 0 && (
-        <Table withTableBorder aria-label={`History of ${entry.key}`}>
+        <Table withTableBorder aria-label={`History of ${entry.key}`} className="rc-stack">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Time</Table.Th>
@@ -47,12 +48,12 @@ export function EntryHistory(props: { serviceId: string; versionId: string; entr
                 <Table.Td>
                   <TimeText iso={item.timestamp} />
                 </Table.Td>
-                <Table.Td>
-                  {item.action} (gen. {item.generation})
+                <Table.Td>{actionWords(item.action)}</Table.Td>
+                <Table.Td style={{ overflowWrap: 'anywhere', minWidth: '6rem' }} data-full>
+                  {shown(item)}
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all', minWidth: '8rem' }}>{shown(item)}</Table.Td>
-                <Table.Td>{item.userName ?? item.userId ?? '—'}</Table.Td>
-                <Table.Td>
+                <Table.Td data-label="By">{item.userName ?? item.userId ?? '—'}</Table.Td>
+                <Table.Td data-full>
                   {props.mayRestore && index > 0 && !item.deleted && (
                     <Button size="xs" variant="light" onClick={() => setRestoring(item)}>
                       Restore this value<VisuallyHidden> of {item.timestamp}</VisuallyHidden>

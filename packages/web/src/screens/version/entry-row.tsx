@@ -1,7 +1,8 @@
 import { Badge, Box, Button, Group, Stack, Text } from '@mantine/core';
 import type { Entry } from '@realtime-config/protocol/rest';
-import { ValueType, valueTypeName } from '@realtime-config/protocol';
+import { valueTypeName } from '@realtime-config/protocol';
 import { AnchorLink } from '../../components/anchor-link';
+import { KeyText } from '../../components/key-text';
 import { memo } from 'react';
 import { ValueEditor } from './editors/value-editor';
 import { isStale, type PendingChange } from './pending-changes';
@@ -29,20 +30,12 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
   const keyId = `key-${entry.id}`;
   const staleId = `stale-${entry.id}`;
   const value = pending ? pending.raw : entry.rawValue;
-  const canSetNull = value !== null && (entry.valueType === ValueType.STRING || entry.valueType === ValueType.BOOLEAN);
+  // Every type accepts null (no value: applications read their default).
+  const canSetNull = value !== null;
   const describedBy = [stale ? staleId : undefined, readOnlyReasonId].filter(Boolean).join(' ') || undefined;
 
   return (
-    <Box
-      className={justChanged ? 'rc-changed' : undefined}
-      py="sm"
-      px="xs"
-      style={{
-        display: 'grid',
-        gridTemplateColumns: 'minmax(0, 2fr) minmax(0, 3fr)',
-        gap: 'var(--mantine-spacing-md)',
-      }}
-    >
+    <Box className={justChanged ? 'rc-entry-row rc-changed' : 'rc-entry-row'} py="sm" px="xs">
       <Stack gap={2}>
         <Group gap="xs" wrap="wrap">
           <AnchorLink
@@ -51,9 +44,8 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             params={{ serviceId: props.serviceId, versionId: props.versionId, entryId: entry.id }}
             ff="monospace"
             fw={600}
-            style={{ wordBreak: 'break-all' }}
           >
-            {entry.key}
+            <KeyText value={entry.key} />
           </AnchorLink>
           <Badge variant="outline" size="sm">
             {valueTypeName(entry.valueType)}

@@ -1,8 +1,11 @@
-import { NativeSelect, SimpleGrid, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, NativeSelect, SimpleGrid, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { checkKey, checkValue, VALUE_TYPE_NAMES, ValueType } from '@realtime-config/protocol';
+import { useId, useState } from 'react';
+import { ProblemError } from '../../api/problem';
 import { FormDialog } from '../../components/form-dialog';
 import { useFormFields } from '../../components/use-form-fields';
 import { optionalMax, orNull } from '../../rules/form-rules';
+import { ValueEditor } from './editors/value-editor';
 import { useCreateEntry } from './use-version';
 
 const INITIAL = {
@@ -10,17 +13,31 @@ const INITIAL = {
   name: '',
   valueType: String(ValueType.STRING),
   enumDefinition: '',
-  rawValue: '',
   description: '',
   groupName: '',
   groupDescription: '',
 };
-const FIELDS = Object.keys(INITIAL);
+const FIELDS = [...Object.keys(INITIAL), 'rawValue'];
 const TYPES = Object.entries(VALUE_TYPE_NAMES)
   .filter(([code]) => code !== String(ValueType.UNKNOWN))
   .map(([value, label]) => ({ value, label }));
 
-/** A new entry by hand: key, type, value (checked by the type's rule as you type) and metadata. */
+/** What a value of each type looks like, shown before anything is typed (docs/value-types.md). */
+const FORMATS: Partial<Record<ValueType, string>> = {
+  [ValueType.STRING]: 'Any text; an empty text is a value too.',
+  [ValueType.BOOLEAN]: 'On is true, off is false.',
+  [ValueType.NUMBER]: 'A decimal number: 30, -2.5, 1e3.',
+  [ValueType.DATE_TIME]: 'ISO 8601: 2026-05-01T09:30:00Z, or with an offset (+02:00); without one it is UTC.',
+  [ValueType.TIME_SPAN]: '[-][d.]hh:mm:ss[.fffffff]: 00:05:00 is five minutes, 1.02:00:00 a day and two hours.',
+  [ValueType.ENUM]: 'One of the allowed values above.',
+  [ValueType.ARRAY]: 'A JSON array: ["a", "b"] or [1, 2, 5].',
+  [ValueType.JSON]: 'A JSON object: {"max": 100, "currency": "EUR"}.',
+};
+
+/**
+ * A new entry by hand: key, type, and the value in the editor its type has on the version page
+ * (a switch, a number field, the allowed values, JSON …), checked by the type's rule as you type.
+ */
 export function NewEntryDialog(props: { serviceId: string; versionId: string; opened: boolean; onClose: () => void }) {
   const create = useCreateEntry(props.serviceId, props.versionId);
   const form = useFormFields(
@@ -33,26 +50,35 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
       name: optionalMax('Name', 200),
       enumDefinition: (v, all) =>
         all.valueType === String(ValueType.ENUM) && v.trim() === '' ? 'An Enum needs its allowed values' : null,
-      rawValue: (v, all) => {
-        const problem = checkValue(Number(all.valueType), v === '' ? null : v, all.enumDefinition || null);
-        return problem ? `The value ${problem}` : null;
-      },
       groupName: optionalMax('Group', 200),
     },
     create.error,
   );
-  const isEnum = form.values.valueType === String(ValueType.ENUM);
+  // The value is typed by its editor: null (no value) until something is entered.
+  const [raw, setRaw] = useState<string | null>(null);
+  const [valueTouched, setValueTouched] = useState(false);
+  const [submitted, setSubmitted] = useState(false);
+  const formatId = useId();
+  const valueType = Number(form.values.valueType) as ValueType;
+  const isEnum = valueType === ValueType.ENUM;
+  const enumDefinition = isEnum ? orNull(form.values.enumDefinition) : null;
+  const valueProblem = checkValue(valueType, raw, enumDefinition);
+  const serverValueError = create.error instanceof ProblemError ? create.error.fieldError('rawValue') : undefined;
+  const valueError =
+    ((valueTouched || submitted) && valueProblem ? `The value ${valueProblem}` : null) ?? serverValueError ?? null;
 
+  const typeField = form.input('valueType');
   const submit = () => {
-    if (!form.trySubmit()) return;
+    setSubmitted(true);
+    if (!form.trySubmit() || valueProblem) return;
     const v = form.values;
     create.mutate(
       {
         key: v.key.trim(),
         ...(v.name.trim() ? { name: v.name.trim() } : {}),
-        valueType: Number(v.valueType),
-        rawValue: v.rawValue === '' ? null : v.rawValue,
-        enumDefinition: isEnum ? orNull(v.enumDefinition) : null,
+        valueType,
+        rawValue: raw,
+        enumDefinition,
         description: orNull(v.description),
         groupName: orNull(v.groupName),
         groupDescription: orNull(v.groupDescription),
@@ -70,12 +96,27 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
       size="lg"
       mutation={create}
       fields={FIELDS}
-      onOpen={() => form.reset()}
+      onOpen={() => {
+        form.reset();
+        setRaw(null);
+        setValueTouched(false);
+        setSubmitted(false);
+      }}
       onSubmit={submit}
     >
-      <SimpleGrid cols={2}>
+      <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <TextInput label="Key" placeholder="Payments:TimeoutSeconds" required data-autofocus {...form.input('key')} />
-        <NativeSelect label="Value type" data={TYPES} {...form.input('valueType')} />
+        <NativeSelect
+          label="Value type"
+          data={TYPES}
+          {...typeField}
+          onChange={(event) => {
+            typeField.onChange(event);
+            // A value of another type rarely fits the new one: start again from no value.
+            setRaw(null);
+            setValueTouched(false);
+          }}
+        />
       </SimpleGrid>
       {isEnum && (
         <TextInput
@@ -85,8 +126,35 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
           {...form.input('enumDefinition')}
         />
       )}
-      <TextInput label="Value" description="Empty means null" ff="monospace" {...form.input('rawValue')} />
-      <SimpleGrid cols={2}>
+      <Stack gap={4}>
+        <Text component="div" size="sm" fw={500}>
+          Value
+        </Text>
+        <Text id={formatId} size="xs" c="dimmed">
+          {FORMATS[valueType] ?? 'Any text.'} Leave it empty for no value (null): applications then read their default.
+        </Text>
+        <div onBlur={() => setValueTouched(true)}>
+          <ValueEditor
+            key={valueType}
+            entry={{ key: 'Value', valueType, enumDefinition }}
+            value={raw}
+            onChange={(next) => {
+              setRaw(next);
+              setValueTouched(true);
+            }}
+            error={valueError}
+            describedBy={formatId}
+          />
+        </div>
+        {raw !== null && (
+          <Group>
+            <Button size="compact-xs" variant="subtle" onClick={() => setRaw(null)}>
+              Set null
+            </Button>
+          </Group>
+        )}
+      </Stack>
+      <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <TextInput label="Display name" description="Defaults to the key" {...form.input('name')} />
         <TextInput label="Group" {...form.input('groupName')} />
       </SimpleGrid>

@@ -1,7 +1,10 @@
 import { Button, Collapse, Group, Paper, ScrollArea, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
-import { useState } from 'react';
+import { useElementSize, useMergedRef } from '@mantine/hooks';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { Entry } from '@realtime-config/protocol/rest';
+import { KeyText } from '../../components/key-text';
 import { ProblemAlert } from '../../components/problem-alert';
+import { useNarrow } from '../../components/use-narrow';
 import { isStale, type PendingChanges } from './pending-changes';
 
 interface PendingTrayProps {
@@ -18,18 +21,53 @@ function shown(raw: string | null): string {
 }
 
 /**
- * The pending-changes tray: what will change (old → new, per key), flags edits whose entry changed
- * elsewhere, discards one or all, and saves everything as one batch.
+ * The tray sits over the bottom of the page: the page keeps what has focus (the value being typed)
+ * above it, when the tray appears or grows, and when the keyboard moves on (scroll-padding).
  */
-export function PendingTray({ pending, entriesById, onSave, saving, saveError }: PendingTrayProps) {
-  const [open, setOpen] = useState(true);
+function useKeepFocusAboveTray(tray: RefObject<HTMLElement | null>, height: number) {
+  useEffect(() => {
+    const root = document.documentElement;
+    root.style.scrollPaddingBottom = `${height + 16}px`;
+    const focused = document.activeElement;
+    const trayTop = tray.current?.getBoundingClientRect().top;
+    if (trayTop !== undefined && focused instanceof HTMLElement && !tray.current?.contains(focused)) {
+      // The whole entry when it fits: its editor, its message and what it was before the edit.
+      const row = focused.closest<HTMLElement>('.rc-entry-row');
+      const shown = row && row.offsetHeight < trayTop / 2 ? row : focused;
+      const hiddenBy = shown.getBoundingClientRect().bottom + 8 - trayTop;
+      if (hiddenBy > 0) window.scrollBy({ top: hiddenBy });
+    }
+    return () => {
+      root.style.scrollPaddingBottom = '';
+    };
+  }, [tray, height]);
+}
+
+/**
+ * The pending-changes tray: what will change (old → new, per key), flags edits whose entry changed
+ * elsewhere, discards one or all, and saves everything as one batch. On a phone its list starts
+ * folded, so the values stay in view.
+ */
+export function PendingTray(props: PendingTrayProps) {
+  const count = props.pending.list.length;
+  if (count === 0 && !props.saveError) return null;
+  return <Tray {...props} />;
+}
+
+function Tray({ pending, entriesById, onSave, saving, saveError }: PendingTrayProps) {
+  const narrow = useNarrow();
+  const [open, setOpen] = useState(!narrow);
+  const { ref: sizeRef, height } = useElementSize<HTMLElement>();
+  const trayRef = useRef<HTMLElement>(null);
+  const ref = useMergedRef(sizeRef, trayRef);
+  useKeepFocusAboveTray(trayRef, height);
   const count = pending.list.length;
-  if (count === 0 && !saveError) return null;
   const invalid = pending.list.filter((c) => c.error !== null);
   const stale = pending.list.filter((c) => isStale(c, entriesById.get(c.entryId)));
 
   return (
     <Paper
+      ref={ref}
       component="section"
       aria-labelledby="pending-heading"
       withBorder
@@ -38,11 +76,11 @@ export function PendingTray({ pending, entriesById, onSave, saving, saveError }:
       style={{ position: 'sticky', bottom: 0, zIndex: 10 }}
     >
       <Stack gap="xs">
-        <Group justify="space-between">
+        <Group justify="space-between" gap="xs">
           <Title order={2} size="h4" id="pending-heading">
             {count === 1 ? '1 pending change' : `${count} pending changes`}
           </Title>
-          <Group gap="xs">
+          <Group gap="xs" justify="flex-end">
             <Button variant="subtle" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
               {open ? 'Hide changes' : 'Show changes'}
             </Button>
@@ -67,8 +105,8 @@ export function PendingTray({ pending, entriesById, onSave, saving, saveError }:
           </Text>
         )}
         <Collapse expanded={open}>
-          <ScrollArea.Autosize mah={200}>
-            <Table aria-label="Pending changes" verticalSpacing={4}>
+          <ScrollArea.Autosize mah={narrow ? '35vh' : 200}>
+            <Table aria-label="Pending changes" verticalSpacing={4} className="rc-stack">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Key</Table.Th>
@@ -82,16 +120,18 @@ export function PendingTray({ pending, entriesById, onSave, saving, saveError }:
               <Table.Tbody>
                 {pending.list.map((change) => (
                   <Table.Tr key={change.entryId}>
-                    <Table.Td ff="monospace">
-                      {change.key}
+                    <Table.Td ff="monospace" data-full>
+                      <KeyText value={change.key} />
                       {isStale(change, entriesById.get(change.entryId)) && (
                         <Text span c="orange" size="xs" ml="xs">
                           changed elsewhere
                         </Text>
                       )}
                     </Table.Td>
-                    <Table.Td ff="monospace">{shown(change.baseRaw)}</Table.Td>
-                    <Table.Td ff="monospace" c={change.error ? 'red' : undefined}>
+                    <Table.Td ff="monospace" data-label="Before" className="rc-key">
+                      {shown(change.baseRaw)}
+                    </Table.Td>
+                    <Table.Td ff="monospace" c={change.error ? 'red' : undefined} data-label="New" className="rc-key">
                       {shown(change.raw)}
                       {change.error && <Text size="xs">{change.error}</Text>}
                     </Table.Td>

@@ -1,7 +1,9 @@
 import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { asProblem } from '../../api/problem';
+import { count } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
+import { useNarrow } from '../../components/use-narrow';
 import { PlanView } from './plan-view';
 import { usePlan, type PlanRequest } from './use-plans';
 
@@ -15,6 +17,8 @@ interface PlanDialogProps {
   readonly request: () => PlanRequest | string | Promise<PlanRequest | string>;
   /** The name of the applying button for `count` changes, e.g. "Restore 3 entries". */
   readonly applyLabel: (count: number) => string;
+  /** Told once the plan was applied (the caller refreshes what the dialog covers). */
+  readonly onApplied?: () => void;
   /** Inputs that shape the request (a time, a file…); without them the dry run starts on opening. */
   readonly children?: ReactNode;
 }
@@ -54,10 +58,11 @@ export function PlanDialog(props: PlanDialogProps) {
     }
   }, [props.opened]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  const narrow = useNarrow();
   const plan = preview.data;
   const conflict = apply.isError && asProblem(apply.error).status === 409;
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} size="xl">
+    <Modal opened={props.opened} onClose={props.onClose} title={props.title} size="xl" fullScreen={narrow}>
       <Stack>
         {props.children}
         {props.children && (
@@ -77,7 +82,7 @@ export function PlanDialog(props: PlanDialogProps) {
         {apply.isSuccess && (
           <>
             <Text c="green" role="status">
-              Applied {apply.data.changes.length} change(s) as one batch.
+              Applied {count(apply.data.changes.length, 'change')} as one batch.
             </Text>
             <PlanView plan={apply.data} caption="Applied changes" />
           </>
@@ -86,13 +91,16 @@ export function PlanDialog(props: PlanDialogProps) {
         {conflict && <Text>Something changed since the preview: preview again to see the values as they are now.</Text>}
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>
-            {apply.isSuccess ? 'Close' : 'Cancel'}
+            {apply.isSuccess ? 'Done' : 'Cancel'}
           </Button>
           {plan && !apply.isSuccess && plan.changes.length > 0 && (
             <Button
               loading={apply.isPending}
               disabled={conflict}
-              onClick={() => requested.current && apply.mutate({ plan: requested.current, basedOn: plan.basedOn })}
+              onClick={() =>
+                requested.current &&
+                apply.mutate({ plan: requested.current, basedOn: plan.basedOn }, { onSuccess: props.onApplied })
+              }
             >
               {props.applyLabel(plan.changes.length)}
             </Button>

@@ -1,5 +1,7 @@
 import { Badge, Code, Table, Text } from '@mantine/core';
 import type { PlanOutcome } from '@realtime-config/protocol/rest';
+import { KeyText } from '../../components/key-text';
+import { count } from '../../components/plain-words';
 
 const ACTION_LABELS: Record<string, string> = {
   set: 'set',
@@ -13,35 +15,46 @@ function value(side: { value: string | null } | null) {
   return <Code>{side.value === null ? 'null' : side.value === '' ? '""' : side.value}</Code>;
 }
 
-/** What a dry run would change (or what was applied): one row per key, current → after. */
+/**
+ * What a dry run would change (Now → After), or what was applied (Before → After): one row per key.
+ */
 export function PlanView({ plan, caption }: { plan: PlanOutcome; caption: string }) {
   if (plan.changes.length === 0) {
-    return <Text>Nothing to change: all {plan.unchanged} keys already have these values.</Text>;
+    return <Text>Nothing to change: all {count(plan.unchanged, 'key')} already have these values.</Text>;
   }
+  const current = plan.applied ? 'Before' : 'Now';
   return (
-    <Table withTableBorder striped aria-label={caption}>
+    <Table withTableBorder striped aria-label={caption} className="rc-stack">
       <Table.Caption>
-        {plan.changes.length} to change, {plan.unchanged} unchanged
+        {plan.applied
+          ? `${count(plan.changes.length, 'key')} changed, ${plan.unchanged} unchanged`
+          : `${count(plan.changes.length, 'key')} to change, ${plan.unchanged} unchanged`}
       </Table.Caption>
       <Table.Thead>
         <Table.Tr>
           <Table.Th>Key</Table.Th>
           <Table.Th>Action</Table.Th>
-          <Table.Th>Now</Table.Th>
+          <Table.Th>{current}</Table.Th>
           <Table.Th>After</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
         {plan.changes.map((c) => (
           <Table.Tr key={c.key}>
-            <Table.Td style={{ wordBreak: 'break-all' }}>{c.key}</Table.Td>
+            <Table.Td>
+              <KeyText value={c.key} />
+            </Table.Td>
             <Table.Td>
               <Badge variant="light" color={c.action === 'delete' ? 'red' : 'blue'}>
                 {ACTION_LABELS[c.action] ?? c.action}
               </Badge>
             </Table.Td>
-            <Table.Td style={{ wordBreak: 'break-all' }}>{value(c.current)}</Table.Td>
-            <Table.Td style={{ wordBreak: 'break-all' }}>{value(c.next)}</Table.Td>
+            <Table.Td style={{ overflowWrap: 'anywhere' }} data-label={current} data-full>
+              {value(c.current)}
+            </Table.Td>
+            <Table.Td style={{ overflowWrap: 'anywhere' }} data-label="After" data-full>
+              {value(c.next)}
+            </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>

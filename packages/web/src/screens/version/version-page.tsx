@@ -113,7 +113,7 @@ export function VersionPage() {
           type="search"
           value={text}
           onChange={(e) => setText(e.currentTarget.value)}
-          w={360}
+          w={{ base: '100%', sm: 360 }}
         />
         {entries.data && (
           <Text size="sm" c="dimmed" aria-live="polite">

@@ -109,7 +109,7 @@ export function VersionTransferActions(props: {
           step={1}
           value={at}
           onChange={(e) => setAt(e.currentTarget.value)}
-          w={320}
+          maw={320}
         />
       </PlanDialog>
 
@@ -142,18 +142,19 @@ export function VersionTransferActions(props: {
             if (guessed) setFormat(guessed);
           }}
           clearable
-          w={360}
+          maw={360}
         />
         <NativeSelect
           label="Format"
           data={FORMATS.map((f) => ({ value: f.value, label: f.label }))}
           value={format}
           onChange={(e) => setFormat(e.currentTarget.value as ConfigFileFormat)}
-          w={200}
+          maw={200}
         />
         {props.canAll && (
           <Checkbox
             label="Create missing keys"
+            description="Keys the file names that this version lacks are created with the file's types; otherwise the import names them and changes nothing."
             checked={createMissing}
             onChange={(e) => setCreateMissing(e.currentTarget.checked)}
           />

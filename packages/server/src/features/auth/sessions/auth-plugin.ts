@@ -165,7 +165,11 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
       throw AppError.forbidden('This needs a person signed in: an API key acts only on its own service.');
     }
     if (policy !== 'user' && !caller.identity.policies.includes(policy)) {
-      throw AppError.forbidden(`This operation needs the ${policy} policy.`);
+      throw AppError.forbidden(
+        policy === 'canAll'
+          ? 'Only admins may do this (it needs the canAll policy).'
+          : `Your role does not allow this (it needs the ${policy} policy).`,
+      );
     }
   });
 });

@@ -1,0 +1,165 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const clientReadme = readFileSync(path.join(repoRoot, 'packages/client/README.md'), 'utf8');
+const rootReadme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+
+/** The fenced code blocks of one language under a `##` heading of a README, in order. */
+function blocks(markdown: string, heading: string, language: string): string[] {
+  const start = markdown.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`no section "${heading}"`);
+  const end = markdown.indexOf('\n## ', start + 1);
+  const section = markdown.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '');
+}
+
+function run(command: string, args: readonly string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** A program's output so far, and a wait for a line that matches. */
+function started(child: ChildProcess) {
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return {
+    output: () => output,
+    async waitFor(pattern: RegExp): Promise<void> {
+      const deadline = Date.now() + 30_000;
+      while (!pattern.test(output)) {
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`no ${pattern} in the output (exit ${child.exitCode}):\n${output}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+/**
+ * The SDK's documentation as a new user follows it: the quick start's install (the packed SDK, since
+ * it is not on the registry) into a new application folder, then its code saved as app.mjs and run
+ * against a server, exactly as written; the other snippets compile against the installed package.
+ */
+describe('the README examples of the SDK, as written', () => {
+  const machine = mkdtempSync(path.join(tmpdir(), 'rc-readme-'));
+  const app = path.join(machine, 'my-app');
+  let server: TestServer;
+  let admin: ApiClient;
+  let tarball: string;
+  const running: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = await server.admin();
+    // The quick start's commands, with the tarball written to a folder of the test's own.
+    const packed = path.join(machine, 'packed');
+    mkdirSync(packed);
+    run('npm', ['pack', '--silent', '-w', '@realtime-config/client', '--pack-destination', packed], repoRoot);
+    tarball = readdirSync(packed).find((name) => name.endsWith('.tgz')) ?? '';
+    mkdirSync(app);
+    run('npm', ['init', '-y'], app);
+    // zod for the declaration example ("npm install zod"); from the npm cache when it has them.
+    const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(packed, tarball), 'zod'];
+    run('npm', install, app);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const child of running) child.kill('SIGKILL');
+    await server?.close();
+    rmSync(machine, { recursive: true, force: true });
+  });
+
+  async function runAgainstServer(code: string, serviceName: string) {
+    const serviceId = (await admin.post('/api/services', { name: serviceName })).body.id as string;
+    writeFileSync(path.join(app, 'app.mjs'), code);
+    const child = spawn(process.execPath, ['app.mjs'], {
+      cwd: app,
+      env: { ...process.env, RC_URL: server.baseUrl, RC_SERVICE_ID: serviceId },
+    });
+    running.push(child);
+    const program = started(child);
+    // The first connect registers 1.0.0 and prints the default.
+    await program.waitFor(/^30$/m);
+    const [version] = (await admin.get(`/api/configversions/${serviceId}`)).body as Array<{ id: string }>;
+    const entries = `/api/configentries/${serviceId}/${version?.id}`;
+    const timeout = ((await admin.get(entries)).body as Array<{ id: string; key: string; generation: number }>).find(
+      (e) => e.key === 'Payments:TimeoutSeconds',
+    );
+    const set = await admin.put(`${entries}/set`, [
+      { id: timeout?.id, rawValue: '45', generation: timeout?.generation },
+    ]);
+    expect(set.status).toBe(200);
+    await program.waitFor(/key: 'Payments:TimeoutSeconds'[\s\S]*newValue: 45/);
+    child.kill('SIGTERM');
+  }
+
+  it('installs from the packed tarball the quick start names', () => {
+    const [install] = blocks(clientReadme, 'Quick start', 'sh');
+    expect(install).toContain('npm pack -w @realtime-config/client');
+    expect(install).toContain(`TARBALL="$PWD/${tarball}"`);
+    expect(install).toContain('npm install "$TARBALL"');
+    expect(clientReadme).not.toMatch(/npm install @realtime-config\/client/);
+  });
+
+  it('runs the quick start of the SDK: the default first, then a change made through the API', async () => {
+    const [code] = blocks(clientReadme, 'Quick start', 'ts');
+    await runAgainstServer(code ?? '', 'readme-sdk');
+  });
+
+  it('runs the example of the repository README the same way', async () => {
+    const [code] = blocks(rootReadme, 'Use it from a Node application', 'ts');
+    await runAgainstServer(code ?? '', 'readme-root');
+  });
+
+  it('compiles every other SDK snippet against the installed package, and runs those that need no server', () => {
+    const [quickStart = ''] = blocks(clientReadme, 'Quick start', 'ts');
+    const snippets: Record<string, string> = {
+      'declaring.mts': blocks(clientReadme, 'Declaring the configuration', 'ts')[0] ?? '',
+      // "What connect gives": the quick start's config, used further.
+      'client.mts': `${quickStart}\n${blocks(clientReadme, 'The client', 'ts')[0] ?? ''}`,
+      'static.mts': blocks(clientReadme, 'Tests of your application', 'ts')[0] ?? '',
+      'watch.mts': blocks(clientReadme, 'Following a version without a schema', 'ts')[0] ?? '',
+    };
+    for (const [name, code] of Object.entries(snippets)) {
+      expect(code, name).not.toBe('');
+      writeFileSync(path.join(app, name), code);
+    }
+    const program = ts.createProgram(
+      Object.keys(snippets).map((name) => path.join(app, name)),
+      {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        types: ['node'],
+        typeRoots: [path.join(repoRoot, 'node_modules/@types')],
+      },
+    );
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    expect(problems).toEqual([]);
+
+    for (const name of ['declaring.mts', 'static.mts']) {
+      const js = ts.transpileModule(snippets[name] ?? '', {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
+      const file = path.join(app, name.replace('.mts', '.mjs'));
+      writeFileSync(file, js);
+      const output = run(process.execPath, [file], app);
+      if (name === 'static.mts') expect(output).toContain("{ TimeoutSeconds: 1, Mode: 'Live' }");
+    }
+  });
+});
