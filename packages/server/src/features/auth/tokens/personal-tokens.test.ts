@@ -57,6 +57,11 @@ describe.each(databaseKinds)('personal access tokens on %s', (kind) => {
     const me = await server.client().get('/api/auth/me', bearer(created.token));
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: 'admin', policies: ['canAll', 'canChange'] });
+    const minted = await server.client().post('/api/auth/tokens', { name: 'child' }, bearer(created.token));
+    expect(minted.status).toBe(403);
+    expect(((await admin.get('/api/auth/tokens')).body as Array<{ name: string }>).map((t) => t.name)).not.toContain(
+      'child',
+    );
     const created2 = await server.client().post('/api/services', { name: `by-token-${kind}` }, bearer(created.token));
     expect(created2.status).toBe(201);
     const audit = await admin.post('/api/auditlogs/search', { serviceId: created2.body.id, entityType: 'Service' });

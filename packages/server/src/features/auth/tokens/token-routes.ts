@@ -3,8 +3,9 @@ import { Type } from 'typebox';
 import { isoToMicros, microsToIso } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../../platform/http/schemas.js';
+import { bearerTokenOf } from '../credentials/bearer-credentials.js';
 import { identityOf } from '../sessions/auth-plugin.js';
-import type { PersonalTokens, PersonalTokenView } from './personal-tokens.js';
+import { PERSONAL_TOKEN_PREFIX, type PersonalTokens, type PersonalTokenView } from './personal-tokens.js';
 
 const tokenFields = {
   id: Uuid,
@@ -51,7 +52,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: PersonalTokens; ma
       schema: {
         tags,
         summary: 'Create a personal access token; the token is shown only in this answer',
-        description: `The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as \`Authorization: Bearer rcp_…\`. \`expiresAt\` null means the longest lifetime, ${maxLifetimeDays} days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it.`,
+        description: `The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as \`Authorization: Bearer rcp_…\`. \`expiresAt\` null means the longest lifetime, ${maxLifetimeDays} days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it. A call made with a personal access token cannot make tokens (403).`,
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200, examples: ['deploy pipeline'] }),
           expiresAt: Type.Optional(Nullable(Timestamp)),
@@ -60,6 +61,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: PersonalTokens; ma
       },
     },
     async (request, reply) => {
+      // A token that could make tokens would let a leaked one outlive its revocation.
+      if (bearerTokenOf(request.headers.authorization)?.startsWith(PERSONAL_TOKEN_PREFIX)) {
+        throw AppError.forbidden('A personal access token cannot make tokens: sign in to make one.');
+      }
       const { name, expiresAt } = request.body;
       const at = expiresAt === undefined || expiresAt === null ? null : isoToMicros(expiresAt);
       if (at === undefined)
