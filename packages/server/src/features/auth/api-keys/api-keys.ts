@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import {
   API_KEY_SCOPES,
   auditView,
@@ -7,6 +6,7 @@ import {
   type ApiKeyScope,
   type UnitOfWork,
 } from '../../../core/index.js';
+import { hashOfSecret, issueSecret } from '../../../platform/bearer-secret.js';
 import type { Clock } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import type { IdGenerator } from '../../../platform/ids.js';
@@ -16,16 +16,11 @@ const byScopeOrder = (a: ApiKeyScope, b: ApiKeyScope) => API_KEY_SCOPES.indexOf(
 /** Every API key starts with this, so a bearer token is told apart from a Jwt at a glance. */
 export const API_KEY_PREFIX = 'rck_';
 /** How many leading characters of a key are kept in clear, to tell keys apart in lists. */
-const SHOWN_PREFIX_LENGTH = 12;
 /** `last_used_at` is written at most this often per key: a busy client must not cost a write per call. */
 const LAST_USED_RESOLUTION_MICROS = 60 * 1_000_000;
 
 /** An API key as the management API shows it: never the key nor its hash. */
 export type ApiKeyView = Omit<ApiKeyRecord, 'keyHash'>;
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
 
 function viewOf({ keyHash: _hash, ...view }: ApiKeyRecord): ApiKeyView {
   return view;
@@ -33,8 +28,8 @@ function viewOf({ keyHash: _hash, ...view }: ApiKeyRecord): ApiKeyView {
 
 /**
  * Machine credentials of one service: created and revoked by its owners in the management API, used
- * as `authorization: Bearer rck_…` on gRPC and REST, within their scopes. Only the SHA-256 of a key is stored: the key is a long
- * random secret, so a slow password hash would add nothing but cost on every call.
+ * as `authorization: Bearer rck_…` on gRPC and REST, within their scopes. Only the SHA-256 of a key
+ * is stored (see issueSecret).
  */
 export class ApiKeys {
   constructor(
@@ -51,15 +46,15 @@ export class ApiKeys {
   ): Promise<ApiKeyView & { key: string }> {
     return this.uow.write(async (ctx) => {
       if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
-      const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+      const { secret: key, hash, prefix } = issueSecret(API_KEY_PREFIX);
       const now = this.clock.nowMicros();
       const record: ApiKeyRecord = {
         id: this.ids.newId(),
         serviceId,
         name: input.name,
         scopes: [...new Set(input.scopes)].sort(byScopeOrder),
-        keyHash: hashApiKey(key),
-        prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+        keyHash: hash,
+        prefix,
         createdAt: now,
         createdBy: actor.userId,
         lastUsedAt: null,
@@ -113,7 +108,7 @@ export class ApiKeys {
 
   /** The live (not revoked) key with this secret, recording its use; undefined for any other string. */
   async authenticate(key: string): Promise<ApiKeyRecord | undefined> {
-    const found = await this.uow.read.apiKeys.findByHash(hashApiKey(key));
+    const found = await this.uow.read.apiKeys.findByHash(hashOfSecret(key));
     if (!found || found.revokedAt !== null) return undefined;
     const now = this.clock.nowMicros();
     if (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS) {

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import {
   auditView,
   type Actor,
@@ -6,6 +5,7 @@ import {
   type PersonalTokenRecord,
   type UnitOfWork,
 } from '../../../core/index.js';
+import { hashOfSecret, issueSecret } from '../../../platform/bearer-secret.js';
 import type { Clock } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import type { IdGenerator } from '../../../platform/ids.js';
@@ -13,7 +13,6 @@ import { policiesFor, type ClaimSettings } from '../identity/identity.js';
 
 /** Every personal access token starts with this, told apart at a glance from API keys (`rck_`) and Jwts. */
 export const PERSONAL_TOKEN_PREFIX = 'rcp_';
-const SHOWN_PREFIX_LENGTH = 12;
 /** `last_used_at` is written at most this often per token. */
 const LAST_USED_RESOLUTION_MICROS = 60 * 1_000_000;
 const MICROS_PER_DAY = 24 * 60 * 60 * 1_000_000;
@@ -33,8 +32,6 @@ const viewOf = (t: PersonalTokenRecord): PersonalTokenView => ({
   lastUsedAt: t.lastUsedAt,
   revokedAt: t.revokedAt,
 });
-
-const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export interface PersonalTokenSettings {
   /** Authentication:Tokens:MaxLifetimeDays: the longest a token lives, and the lifetime of one without expiry. */
@@ -66,15 +63,15 @@ export class PersonalTokens {
     if (input.expiresAt !== null && input.expiresAt <= now) {
       throw AppError.invalid('A token must expire in the future.', { expiresAt: ['is not in the future'] });
     }
-    const token = PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const { secret: token, hash, prefix } = issueSecret(PERSONAL_TOKEN_PREFIX);
     const record: PersonalTokenRecord = {
       id: this.ids.newId(),
       userId: identity.id,
       provider: identity.provider,
       identity: { email: identity.email, name: identity.name, roles: identity.roles },
       name: input.name,
-      tokenHash: hashToken(token),
-      prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
+      tokenHash: hash,
+      prefix,
       createdAt: now,
       // Later than the longest lifetime is clamped to it, as is "no expiry".
       expiresAt: Math.min(input.expiresAt ?? longest, longest),
@@ -105,7 +102,7 @@ export class PersonalTokens {
 
   /** The identity a live token stands for, recording its use; null for anything else. */
   async authenticate(token: string): Promise<Identity | null> {
-    const found = await this.uow.read.tokens.findByHash(hashToken(token));
+    const found = await this.uow.read.tokens.findByHash(hashOfSecret(token));
     const now = this.clock.nowMicros();
     if (!found || found.revokedAt !== null || found.expiresAt <= now) return null;
     const identity = await this.identityOf(found);
