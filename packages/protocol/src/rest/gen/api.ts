@@ -3871,7 +3871,7 @@ export interface paths {
     put?: never;
     /**
      * Create a personal access token; the token is shown only in this answer
-     * @description The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as `Authorization: Bearer rcp_…`. `expiresAt` null means the longest lifetime, 90 days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it.
+     * @description The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as `Authorization: Bearer rcp_…`. `expiresAt` null means the longest lifetime, 90 days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it. A call made with a personal access token cannot make tokens (403).
      */
     post: {
       parameters: {
