@@ -8,6 +8,8 @@ export interface ReceivedDelivery {
   readonly body: string;
   /** performance.now() when the body had arrived. */
   readonly receivedAt: number;
+  /** What the receiver answered. */
+  readonly answer: Answer;
 }
 
 /**
@@ -48,8 +50,8 @@ export async function startWebhookReceiver(
           Array.isArray(value) ? value.join(', ') : (value ?? ''),
         ]),
       );
-      received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: performance.now() });
       const answer = answers.length > 1 ? (answers.shift() as Answer) : (answers[0] ?? 200);
+      received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: performance.now(), answer });
       if (answer === 'hang') {
         held.add(res);
         res.on('close', () => held.delete(res));
