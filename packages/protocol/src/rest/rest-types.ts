@@ -45,6 +45,13 @@ export type ServiceFields = Body<'/api/services', 'post'>;
 export type Member = Ok<'/api/services/{serviceId}/members', 'post'>;
 export type ApiKey = Ok<'/api/services/{serviceId}/apikeys', 'get'>[number];
 export type CreatedApiKey = Ok<'/api/services/{serviceId}/apikeys', 'post'>;
+export type Webhook = Ok<'/api/services/{serviceId}/webhooks/{webhookId}', 'get'>;
+export type NewWebhook = Body<'/api/services/{serviceId}/webhooks', 'post'>;
+export type CreatedWebhook = Ok<'/api/services/{serviceId}/webhooks', 'post'>;
+export type WebhookDelivery = Ok<
+  '/api/services/{serviceId}/webhooks/{webhookId}/deliveries',
+  'get'
+>['deliveries'][number];
 
 export type Version = Ok<'/api/configversions/{serviceId}/{versionId}', 'get'>;
 /** What a version is created or changed with. */
