@@ -137,6 +137,8 @@ export interface StartOptions {
   readonly adminPassword: string;
   /** Extra node flags, e.g. --cpu-prof; BENCH_SERVER_NODE_FLAGS adds more. */
   readonly nodeFlags?: readonly string[];
+  /** Extra `--Section:Key=value` settings. */
+  readonly settings?: readonly string[];
 }
 
 /** Starts one instance on a free loopback port and waits until it is ready (/readyz: connected to its database). */
@@ -163,6 +165,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     // The load generators send no credentials (the server's default is to require them).
     '--Grpc:RequireAuthentication=false',
     ...options.database.args,
+    ...(options.settings ?? []),
   ]);
   const child: ChildProcess = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';

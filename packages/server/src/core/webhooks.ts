@@ -104,7 +104,8 @@ export interface ClaimedDelivery {
 
 /** How one attempt ended, and what the delivery becomes. */
 export interface AttemptOutcome {
-  readonly attempt: DeliveryAttempt;
+  /** Every attempt of the delivery, this one last. */
+  readonly attempts: readonly DeliveryAttempt[];
   readonly status: DeliveryStatus;
   readonly failures: number;
   readonly nextAttemptAt: number | null;
@@ -137,6 +138,8 @@ export interface WebhookStore {
   nextDue(now: number): Promise<number | undefined>;
   /** Records an attempt and ends the lease. */
   finishAttempt(id: string, outcome: AttemptOutcome): Promise<void>;
+  /** Disables webhooks (they answered 410 Gone). */
+  disable(ids: readonly string[], now: number): Promise<void>;
   /** Ends a lease without an attempt (the server stopped while sending): sent again at once. */
   release(id: string): Promise<void>;
   /** Makes a delivery due now; `redelivery` when it had ended (one more attempt, no retries). */

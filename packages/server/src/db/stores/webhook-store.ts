@@ -219,13 +219,10 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
       return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
     },
     async finishAttempt(id, outcome) {
-      const row = await db.selectFrom('webhook_deliveries').select('attempts').where('id', '=', id).executeTakeFirst();
-      if (!row) return;
-      const attempts = [...(JSON.parse(row.attempts) as DeliveryAttempt[]), outcome.attempt];
       await db
         .updateTable('webhook_deliveries')
         .set({
-          attempts: JSON.stringify(attempts),
+          attempts: JSON.stringify(outcome.attempts),
           status: outcome.status,
           failures: outcome.failures,
           next_attempt_at: outcome.nextAttemptAt,
@@ -234,6 +231,10 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         })
         .where('id', '=', id)
         .execute();
+    },
+    async disable(ids, now) {
+      if (ids.length === 0) return;
+      await db.updateTable('webhooks').set({ enabled: 0, updated_at: now }).where('id', 'in', ids).execute();
     },
     async release(id) {
       await db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', '=', id).execute();
