@@ -66,6 +66,29 @@ describe('team access in the console: roles, protected versions, change requests
     expect(await seriousA11yViolations(page)).toEqual([]);
   });
 
+  it('an owner who is not an admin creates an API key with the scopes chosen', async () => {
+    const page = await ui.window();
+    await signIn(page, 'olga', password('olga'));
+    await page.goto(`/services/${ids.serviceId}/api-keys`);
+    await page.getByLabel('Key name').fill('deploy-pipeline');
+    // read and register by default; a pipeline that sets values needs write instead of register.
+    expect(await page.getByRole('checkbox', { name: 'read' }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'register' }).isChecked()).toBe(true);
+    await page.getByRole('checkbox', { name: 'register' }).uncheck();
+    await page.getByRole('checkbox', { name: 'write' }).check();
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const shown = page.getByRole('dialog', { name: 'API key created' });
+    const key = (await shown.getByLabel('New API key').textContent()) ?? '';
+    await shown.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /deploy-pipeline/ });
+    await expectVisible(row.getByText('write', { exact: true }));
+    expect(await row.getByText('register', { exact: true }).count()).toBe(0);
+    const keys = (await (await ui.server.admin()).get(`/api/services/${ids.serviceId}/apikeys`)).body;
+    expect(keys).toEqual([expect.objectContaining({ name: 'deploy-pipeline', scopes: ['read', 'write'] })]);
+    const bearer = { headers: { authorization: `Bearer ${key}` } };
+    expect((await ui.server.client().get(`/api/configversions/${ids.serviceId}`, bearer)).status).toBe(200);
+  });
+
   it('a viewer reads the members and values but gets no control to change them', async () => {
     const page = await ui.window();
     await signIn(page, 'vic', password('vic'));
@@ -177,6 +200,32 @@ describe('team access in the console: roles, protected versions, change requests
     expect(await alert.textContent()).toMatch(/Payments:Retries/);
     await expectVisible(late.getByText('stale', { exact: true }));
     expect(await stored('Payments:Retries')).toBe('5');
+  });
+
+  it('an import into a protected version previews, then becomes a change request instead of applying', async () => {
+    const editor = await ui.window();
+    await signIn(editor, 'erin', password('erin'));
+    await editor.goto(versionPath());
+    await editor.getByRole('button', { name: 'Import' }).click();
+    const dialog = editor.getByRole('dialog', { name: 'Import into 1.0.0' });
+    await expectVisible(dialog.getByText('This version is protected'));
+    await dialog.locator('input[type="file"]').setInputFiles({
+      name: 'night.env',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Payments__TimeoutSeconds=50\n'),
+    });
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('50'));
+    expect(await dialog.getByRole('button', { name: /^Apply/ }).count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Request review…' }).click();
+    const review = editor.getByRole('dialog', { name: 'Request review' });
+    await expectVisible(review.getByRole('row', { name: /Payments:TimeoutSeconds.*45.*50/ }));
+    await review.getByLabel('Title').fill('Night timeout from a file');
+    await review.getByRole('button', { name: 'Request review of 1 change' }).click();
+    await expectVisible(dialog.getByRole('status'));
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await expectVisible(request(editor, 'Night timeout from a file').getByText('open', { exact: true }));
+    expect(await stored('Payments:TimeoutSeconds')).toBe('45');
   });
 
   it('a member creates a personal access token, copies it once, uses it, and revokes it', async () => {

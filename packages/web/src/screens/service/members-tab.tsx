@@ -92,7 +92,6 @@ function AddMemberForm({
           )}
           <NativeSelect
             label="Role"
-            description="What the new member may do"
             data={ROLES.map((r) => ({ ...r }))}
             value={role}
             onChange={(e) => setRole(e.currentTarget.value as ServiceRole)}

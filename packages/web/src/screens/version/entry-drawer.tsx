@@ -14,7 +14,7 @@ import { useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
 import { entryRoute } from './route';
 import { useFirstValue, type FirstValue } from './use-first-value';
-import { useDeleteEntry, useEntries, useUpdateEntry, useVersion } from './use-version';
+import { useDeleteEntry, useEntries, useUpdateEntry } from './use-version';
 
 function shown(raw: string | null | undefined) {
   return <Code>{raw === null || raw === undefined ? 'null' : raw === '' ? '""' : raw}</Code>;
@@ -93,8 +93,6 @@ export function EntryDrawer() {
   const entry = entries.data?.find((e) => e.id === entryId);
   const me = useMe();
   const access = useServiceAccess(serviceId, me.data);
-  // A protected version changes through change requests: its history restores nothing directly.
-  const isProtected = useVersion(serviceId, versionId).data?.protected ?? false;
   const first = useFirstValue(serviceId, versionId, entry);
   const narrow = useNarrow();
   const remove = useDeleteEntry(serviceId, versionId, entryId);
@@ -141,12 +139,7 @@ export function EntryDrawer() {
             </Table.Tbody>
           </Table>
           {first.isError && <ProblemAlert error={first.error} />}
-          <EntryHistory
-            serviceId={serviceId}
-            versionId={versionId}
-            entry={entry}
-            mayRestore={access.write && !isProtected}
-          />
+          <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={access.write} />
           {access.manage ? (
             <>
               <MetadataForm key={entry.id} serviceId={serviceId} versionId={versionId} entry={entry} />
