@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ApiKeyScope, AuditSearch, Me, ServiceFields, ServiceRole } from '@realtime-config/protocol/rest';
+import type { ApiKeyScope, AuditSearch, Me, Member, ServiceFields, ServiceRole } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 
@@ -60,19 +60,18 @@ export function isMe(me: Me, userId: string): boolean {
   return id === me.id.toLowerCase() || (me.email !== null && id === me.email.toLowerCase());
 }
 
+/** What a user may do to a service with these members (canAll users act as owners of every service). */
+export function accessOf(me: Me, members: readonly Member[]): Omit<ServiceAccess, 'pending'> {
+  if (me.policies.includes('canAll')) return { role: 'owner', canAll: true, write: true, manage: true };
+  const role = members.find((m) => isMe(me, m.userId))?.role ?? null;
+  return { role, canAll: false, write: role === 'editor' || role === 'owner', manage: role === 'owner' };
+}
+
 export function useServiceAccess(serviceId: string, me: Me | null | undefined): ServiceAccess {
-  const canAll = me?.policies.includes('canAll') ?? false;
   const members = useMembers(serviceId);
   if (!me) return { pending: true, role: null, canAll: false, write: false, manage: false };
-  if (canAll) return { pending: false, role: 'owner', canAll, write: true, manage: true };
-  const role = (members.data ?? []).find((m) => isMe(me, m.userId))?.role ?? null;
-  return {
-    pending: members.isPending,
-    role,
-    canAll,
-    write: role === 'editor' || role === 'owner',
-    manage: role === 'owner',
-  };
+  const canAll = me.policies.includes('canAll');
+  return { pending: !canAll && members.isPending, ...accessOf(me, members.data ?? []) };
 }
 
 /** Whether the user may set values of this service: canAll, or an editor or owner of it. */

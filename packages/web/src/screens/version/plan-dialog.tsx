@@ -1,12 +1,13 @@
 import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { ChangeRequest, PlanOutcome } from '@realtime-config/protocol/rest';
+import type { ChangeRequest } from '@realtime-config/protocol/rest';
 import { asProblem } from '../../api/problem';
 import { count } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useNarrow } from '../../components/use-narrow';
 import { PlanView } from './plan-view';
-import { ReviewDialog, type RequestedValue } from './review-dialog';
+import { valuesOfPlan } from './plan-review';
+import { ReviewDialog } from './review-dialog';
 import { usePlan, type PlanRequest } from './use-plans';
 import { useVersion } from './use-version';
 
@@ -24,33 +25,6 @@ interface PlanDialogProps {
   readonly onApplied?: () => void;
   /** Inputs that shape the request (a time, a file…); without them the dry run starts on opening. */
   readonly children?: ReactNode;
-}
-
-/**
- * The value sets of a dry run, as a change request takes them; a string saying why not when the plan
- * would also create, delete or re-type keys (those stay an owner's, on an unprotected version).
- */
-export function valuesOfPlan(plan: PlanOutcome): RequestedValue[] | string {
-  const structural = plan.changes.filter((c) => c.action !== 'set');
-  if (structural.length > 0) {
-    return (
-      `A change request only sets values; this would also ${structural.map((c) => `${c.action} ${c.key}`).join(', ')}. ` +
-      'Leave those keys out, or ask an owner to lift the protection for them.'
-    );
-  }
-  return plan.changes.flatMap((c) =>
-    c.current?.id !== undefined && c.current.generation !== undefined
-      ? [
-          {
-            id: c.current.id,
-            key: c.key,
-            before: c.current.value,
-            after: c.next?.value ?? null,
-            generation: c.current.generation,
-          },
-        ]
-      : [],
-  );
 }
 
 /**
