@@ -200,6 +200,18 @@ describe('team access in the console: roles, protected versions, change requests
     expect(await alert.textContent()).toMatch(/Payments:Retries/);
     await expectVisible(late.getByText('stale', { exact: true }));
     expect(await stored('Payments:Retries')).toBe('5');
+
+    // Its author bases it on the values now: open again, approvals dropped, reviewed and applied anew.
+    await editor.reload();
+    const mine = request(editor, 'Nine retries');
+    await mine.getByRole('button', { name: 'Base on current values' }).click();
+    await expectVisible(mine.getByText('open', { exact: true }));
+    await expectVisible(mine.getByRole('row', { name: /Payments:Retries.*5.*9/ }));
+    await owner.reload();
+    await late.getByRole('button', { name: 'Approve' }).click();
+    await late.getByRole('button', { name: 'Apply' }).click();
+    await expectValue(owner.getByLabel('Payments:Retries'), '9');
+    expect(await stored('Payments:Retries')).toBe('9');
   });
 
   it('an import into a protected version previews, then becomes a change request instead of applying', async () => {

@@ -6,7 +6,12 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { isMe, type ServiceAccess } from '../service/use-service';
 import { ChangeDiff } from './change-diff';
-import { useChangeRequests, useChangeRequestStep, type ChangeRequestStep } from './use-change-requests';
+import {
+  useChangeRequests,
+  useChangeRequestStep,
+  useRebaseChangeRequest,
+  type ChangeRequestStep,
+} from './use-change-requests';
 
 const STATUS_COLORS: Record<ChangeRequestStatus, string> = {
   open: 'blue',
@@ -22,7 +27,7 @@ const STATUS_WORDS: Record<ChangeRequestStatus, string> = {
   approved: 'Approved: it may be applied.',
   applied: 'Applied.',
   stale:
-    'An entry changed since the request was made, so nothing was applied. Open a new request with the values as they are now.',
+    'An entry changed since the request was made, so nothing was applied. Its author (or an owner) bases it on the values as they are now, and it is reviewed again.',
   rejected: 'Rejected.',
   withdrawn: 'Withdrawn by its author.',
 };
@@ -90,6 +95,8 @@ export function ChangeRequestsSection(props: SectionProps) {
 
 function ChangeRequestCard({ request, serviceId, versionId, me, access }: SectionProps & { request: ChangeRequest }) {
   const step = useChangeRequestStep(serviceId, versionId, request.id);
+  const rebase = useRebaseChangeRequest(serviceId, versionId, request);
+  const busy = step.isPending || rebase.isPending;
   const mine = isMe(me, request.author);
   const approvedByMe = request.approvals.some((a) => isMe(me, a.userId));
   const closed = request.status === 'applied' || request.status === 'rejected' || request.status === 'withdrawn';
@@ -101,7 +108,7 @@ function ChangeRequestCard({ request, serviceId, versionId, me, access }: Sectio
       variant={s === 'apply' || s === 'approve' ? 'filled' : 'default'}
       color={color}
       loading={step.isPending && step.variables === s}
-      disabled={step.isPending}
+      disabled={busy}
       onClick={() => run(s)}
     >
       {label}
@@ -135,6 +142,18 @@ function ChangeRequestCard({ request, serviceId, versionId, me, access }: Sectio
               {access.write && !mine && !approvedByMe && request.status === 'open' && button('approve', 'Approve')}
               {access.write && request.status === 'approved' && button('apply', 'Apply')}
               {access.write && button('reject', 'Reject', 'red')}
+              {request.status === 'stale' &&
+                (mine || access.manage) &&
+                request.changes.every((c) => c.currentGeneration !== null) && (
+                  <Button
+                    size="xs"
+                    loading={rebase.isPending}
+                    disabled={busy}
+                    onClick={() => rebase.mutate(undefined, { onSuccess: () => step.reset() })}
+                  >
+                    Base on current values
+                  </Button>
+                )}
               {mine && button('withdraw', 'Withdraw')}
             </Group>
           )}
@@ -147,6 +166,7 @@ function ChangeRequestCard({ request, serviceId, versionId, me, access }: Sectio
           </Text>
         )}
         {step.isError && <ProblemAlert error={step.error} />}
+        {rebase.isError && <ProblemAlert error={rebase.error} />}
         <ChangeDiff
           label={`Changes of ${request.title}`}
           rows={request.changes.map((c) => ({

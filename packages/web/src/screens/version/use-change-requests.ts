@@ -41,6 +41,32 @@ export function useOpenChangeRequest(serviceId: string, versionId: string) {
   });
 }
 
+/**
+ * Bases a request on the entries as they are now (same values, current generations): a stale request
+ * opens again for review, its approvals dropped. Its author or an owner.
+ */
+export function useRebaseChangeRequest(serviceId: string, versionId: string, request: ChangeRequest) {
+  const refresh = useRefreshRequests(serviceId, versionId);
+  return useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.PUT('/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}', {
+          params: { path: { serviceId, versionId, changeRequestId: request.id } },
+          body: {
+            title: request.title,
+            description: request.description,
+            changes: request.changes.map((c) => ({
+              id: c.id,
+              rawValue: c.rawValue,
+              generation: c.currentGeneration ?? c.generation,
+            })),
+          },
+        }),
+      ),
+    onSettled: refresh,
+  });
+}
+
 /** Approve, apply, reject or withdraw one change request; a refusal (403, 409 stale…) refreshes the list too. */
 export function useChangeRequestStep(serviceId: string, versionId: string, changeRequestId: string) {
   const refresh = useRefreshRequests(serviceId, versionId);
