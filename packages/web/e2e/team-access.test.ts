@@ -274,4 +274,30 @@ describe('team access in the console: roles, protected versions, change requests
     await expectVisible(row.getByText('Revoked'));
     expect((await ui.server.client().get('/api/auth/me', bearer)).status).toBe(401);
   });
+
+  it('has no serious or critical axe violations on the new screens, dark and on a phone', async () => {
+    const found: string[] = [];
+    for (const [colorScheme, width] of [
+      ['dark', 1280],
+      ['light', 390],
+      ['dark', 390],
+    ] as const) {
+      const page = await ui.window({ colorScheme, width });
+      await signIn(page, 'olga', password('olga'));
+      for (const [name, path, ready] of [
+        ['members', `/services/${ids.serviceId}/members`, 'Role of erin'],
+        ['api keys', `/services/${ids.serviceId}/api-keys`, 'Scopes'],
+        ['version', versionPath(), 'Status'],
+        ['account', '/account', 'Expires in'],
+      ] as const) {
+        await page.goto(path);
+        await expectVisible(page.getByLabel(ready).first());
+        await expect.poll(() => page.getByLabel(/^Loading/).count()).toBe(0);
+        for (const v of await seriousA11yViolations(page)) {
+          found.push(`${colorScheme} ${width} ${name}: ${v.id} ${v.help} ${v.targets.join(', ')}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
 });
