@@ -240,39 +240,31 @@ describe('team access in the console: roles, protected versions, change requests
     expect(await stored('Payments:TimeoutSeconds')).toBe('45');
   });
 
-  it('a member creates a personal access token, copies it once, uses it, and revokes it', async () => {
-    const page = await ui.window();
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.server.baseUrl });
-    await signIn(page, 'erin', password('erin'));
-    await page.getByRole('link', { name: 'erin' }).click();
-    await expectVisible(page.getByRole('heading', { name: 'Personal access tokens' }));
-    await page.getByLabel('Name').fill('deploy pipeline');
-    await page.getByLabel('Expires in').selectOption('7');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const shown = page.getByRole('dialog', { name: 'Token created' });
-    const token = (await shown.getByLabel('New token').textContent()) ?? '';
-    expect(token).toMatch(/^rcp_[A-Za-z0-9_-]{43}$/);
-    await shown.getByRole('button', { name: 'Copy' }).click();
-    await expectVisible(shown.getByRole('button', { name: 'Copied' }));
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
-    await shown.getByRole('button', { name: 'Done' }).click();
-    // Shown once: the list names it by its first characters only.
-    expect(await page.getByText(token).count()).toBe(0);
-    const row = page
-      .getByRole('table', { name: 'Personal access tokens' })
-      .getByRole('row', { name: /deploy pipeline/ });
-    await expectVisible(row.getByText(token.slice(0, 12)));
-    expect(await seriousA11yViolations(page)).toEqual([]);
-
-    const bearer = { headers: { authorization: `Bearer ${token}` } };
-    expect((await ui.server.client().get('/api/auth/me', bearer)).body).toMatchObject({ id: 'erin' });
-    await row.getByRole('button', { name: 'Revoke deploy pipeline' }).click();
-    await page
-      .getByRole('dialog', { name: 'Revoke deploy pipeline?' })
-      .getByRole('button', { name: 'Revoke token' })
+  it('restoring an earlier value from the history of a protected version, on a phone, requests review', async () => {
+    const owner = await ui.window({ width: 390 });
+    await signIn(owner, 'olga', password('olga'));
+    await owner.goto(versionPath());
+    await owner.getByRole('link', { name: 'Payments:TimeoutSeconds' }).click();
+    const drawer = owner.getByRole('dialog', { name: 'Payments:TimeoutSeconds', exact: true });
+    await expectVisible(drawer.getByRole('table', { name: 'History of Payments:TimeoutSeconds' }));
+    await drawer
+      .getByRole('button', { name: /^Restore this value/ })
+      .first()
       .click();
-    await expectVisible(row.getByText('Revoked'));
-    expect((await ui.server.client().get('/api/auth/me', bearer)).status).toBe(401);
+    const dialog = owner.getByRole('dialog', { name: 'Restore Payments:TimeoutSeconds' });
+    await expectVisible(dialog.getByRole('table', { name: 'Changes of the preview' }).getByText('45'));
+    expect(await dialog.getByRole('button', { name: 'Restore', exact: true }).count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Request review…' }).click();
+    const review = owner.getByRole('dialog', { name: 'Request review' });
+    await expectValue(review.getByLabel('Title'), 'Restore Payments:TimeoutSeconds');
+    await review.getByRole('button', { name: 'Request review of 1 change' }).click();
+    await expectVisible(dialog.getByRole('status'));
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await drawer.getByRole('button', { name: 'Close' }).click();
+    const opened = request(owner, 'Restore Payments:TimeoutSeconds');
+    await expectVisible(opened.getByRole('row', { name: /Payments:TimeoutSeconds.*45.*30/ }));
+    expect(await stored('Payments:TimeoutSeconds')).toBe('45');
   });
 
   it('has no serious or critical axe violations on the new screens, dark and on a phone', async () => {
