@@ -240,7 +240,7 @@ describe('team access in the console: roles, protected versions, change requests
     expect(await stored('Payments:TimeoutSeconds')).toBe('45');
   });
 
-  it('restoring an earlier value from the history of a protected version, on a phone, requests review', async () => {
+  it('restoring an earlier value from the history of a protected version, on a phone, requests review; withdraw and reject', async () => {
     const owner = await ui.window({ width: 390 });
     await signIn(owner, 'olga', password('olga'));
     await owner.goto(versionPath());
@@ -264,6 +264,17 @@ describe('team access in the console: roles, protected versions, change requests
     await drawer.getByRole('button', { name: 'Close' }).click();
     const opened = request(owner, 'Restore Payments:TimeoutSeconds');
     await expectVisible(opened.getByRole('row', { name: /Payments:TimeoutSeconds.*45.*30/ }));
+    expect(await stored('Payments:TimeoutSeconds')).toBe('45');
+
+    // Its author withdraws it; another's is rejected. Both close and leave the default list.
+    await opened.getByRole('button', { name: 'Withdraw' }).click();
+    const fromFile = request(owner, 'Night timeout from a file');
+    expect(await fromFile.getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    await fromFile.getByRole('button', { name: 'Reject' }).click();
+    await expect.poll(() => owner.getByRole('article').count()).toBe(0);
+    await owner.getByLabel('Status').selectOption('all');
+    await expectVisible(request(owner, 'Restore Payments:TimeoutSeconds').getByText('withdrawn', { exact: true }));
+    await expectVisible(request(owner, 'Night timeout from a file').getByText('rejected', { exact: true }));
     expect(await stored('Payments:TimeoutSeconds')).toBe('45');
   });
 
