@@ -60,8 +60,8 @@ export function ChangeRequestsSection(props: SectionProps) {
   const serverStatus = filter === 'active' || filter === 'all' ? null : (filter as ChangeRequestStatus);
   const requests = useChangeRequests(props.serviceId, props.versionId, serverStatus);
   const shown = (requests.data ?? []).filter((r) => filter !== 'active' || ACTIVE.includes(r.status));
-  const none = requests.isSuccess && requests.data.length === 0 && filter === 'active';
-  if (!props.isProtected && none) return null;
+  // An unprotected version shows the section only while it has requests to act on (none, usually).
+  if (!props.isProtected && shown.length === 0 && filter === 'active') return null;
 
   return (
     <Stack component="section" aria-labelledby="change-requests-heading" gap="sm">
