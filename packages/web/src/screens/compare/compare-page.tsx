@@ -186,7 +186,7 @@ export function ComparePage() {
           </Group>
           {mayChange.allowed && !mayCreate && onlyInBase.length > 0 && (
             <Text size="sm" c="dimmed">
-              Keys only in the base can be copied by an admin: copying them creates entries in the target.
+              Keys only in the base can be copied by an owner: copying them creates entries in the target.
             </Text>
           )}
           <Table

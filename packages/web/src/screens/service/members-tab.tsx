@@ -159,7 +159,7 @@ export function MembersTab() {
         <EmptyState title="No members yet">
           {manage
             ? 'Add the people who read, change or own this service’s values; admins need no membership.'
-            : 'Only admins can change values until an admin adds members.'}
+            : 'Only admins can change values until an owner or an admin adds members.'}
         </EmptyState>
       )}
       {members.data && members.data.length > 0 && (

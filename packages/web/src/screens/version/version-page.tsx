@@ -102,7 +102,12 @@ export function VersionPage() {
         {manage && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
       </Group>
       {version.data && (
-        <VersionTransferActions serviceId={serviceId} version={version.data} canAll={manage} mayChange={access.write} />
+        <VersionTransferActions
+          serviceId={serviceId}
+          version={version.data}
+          mayCreate={manage}
+          mayChange={access.write}
+        />
       )}
       {me.data && (
         <ChangeRequestsSection
