@@ -93,7 +93,13 @@ export function ChangeRequestsSection(props: SectionProps) {
   );
 }
 
-function ChangeRequestCard({ request, serviceId, versionId, me, access }: SectionProps & { request: ChangeRequest }) {
+export function ChangeRequestCard({
+  request,
+  serviceId,
+  versionId,
+  me,
+  access,
+}: SectionProps & { request: ChangeRequest }) {
   const step = useChangeRequestStep(serviceId, versionId, request.id);
   const rebase = useRebaseChangeRequest(serviceId, versionId, request);
   const busy = step.isPending || rebase.isPending;
