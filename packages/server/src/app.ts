@@ -126,6 +126,8 @@ export async function composeApp(
     clock,
     logger,
     config.webhooks.retrySchedule,
+    // SQLite is the embedded database of one process; PostgreSQL may be shared by several.
+    !config.database.url,
   );
   outbox.onCommitted(() => dispatcher.wake());
   const claimSettings: ClaimSettings = {

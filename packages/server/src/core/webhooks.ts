@@ -142,6 +142,8 @@ export interface WebhookStore {
   disable(ids: readonly string[], now: number): Promise<void>;
   /** Ends a lease without an attempt (the server stopped while sending): sent again at once. */
   release(id: string): Promise<void>;
+  /** Ends every lease: for a database only this process uses (SQLite), whose claims died with it. */
+  releaseAll(): Promise<void>;
   /** Makes a delivery due now; `redelivery` when it had ended (one more attempt, no retries). */
   redeliver(id: string, now: number, redelivery: boolean): Promise<void>;
 }

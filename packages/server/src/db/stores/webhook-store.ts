@@ -239,6 +239,13 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
     async release(id) {
       await db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', '=', id).execute();
     },
+    async releaseAll() {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: null })
+        .where('lease_until', 'is not', null)
+        .execute();
+    },
     async redeliver(id, now, redelivery) {
       await db
         .updateTable('webhook_deliveries')

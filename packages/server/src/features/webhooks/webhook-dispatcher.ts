@@ -57,6 +57,11 @@ export class WebhookDispatcher {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly retrySchedule: readonly number[],
+    /**
+     * Only this process uses the database (SQLite): claims left by a process that died are its own
+     * and are released at start, instead of waiting for their lease to pass.
+     */
+    private readonly soleInstance: boolean,
   ) {}
 
   start(): void {
@@ -85,6 +90,11 @@ export class WebhookDispatcher {
   }
 
   private async loop(): Promise<void> {
+    if (this.soleInstance) {
+      await this.uow
+        .write((ctx) => ctx.webhooks.releaseAll())
+        .catch((err: unknown) => this.logger.warn({ err }, 'webhook claims of an earlier run could not be released'));
+    }
     while (!this.stopping) {
       this.woken = false;
       const free = MAX_IN_FLIGHT - this.inFlight.size;
