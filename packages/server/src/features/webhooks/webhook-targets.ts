@@ -55,7 +55,8 @@ export async function requireAllowedTarget(text: string, allowPrivateNetworks: b
   };
   const url = parseTargetUrl(text);
   if (typeof url === 'string') return refuse(url);
-  if (allowPrivateNetworks) return url.toString();
+  // Kept as written (the receiver's own spelling); the checks are on the parsed form.
+  if (allowPrivateNetworks) return text;
   const host = hostOf(url);
   let addresses: string[];
   if (isIP(host) !== 0) addresses = [host];
@@ -70,7 +71,7 @@ export async function requireAllowedTarget(text: string, allowPrivateNetworks: b
     const reason = refusedAddress(address);
     if (reason !== null) refuse(`points to a private or reserved network (${host}: ${reason})`);
   }
-  return url.toString();
+  return text;
 }
 
 /** Refuses a delivery to an IP-literal host before connecting (a literal is never looked up). */

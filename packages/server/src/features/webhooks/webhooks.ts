@@ -114,7 +114,7 @@ export class Webhooks {
   }
 
   private async check(fields: WebhookFields): Promise<WebhookFields> {
-    const url = await requireAllowedTarget(fields.url, this.options.allowPrivateNetworks);
+    const url = await requireAllowedTarget(fields.url.trim(), this.options.allowPrivateNetworks);
     const eventTypes = fields.eventTypes === null ? null : [...new Set(fields.eventTypes)];
     const versionIds = fields.versionIds === null ? null : [...new Set(fields.versionIds.map((v) => v.toLowerCase()))];
     return { ...fields, url, eventTypes, versionIds };
