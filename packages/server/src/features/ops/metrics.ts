@@ -9,6 +9,8 @@ export interface Metrics {
   readonly grpcCalls: Counter<'method' | 'path'>;
   /** Tells the open-subscriptions gauge where to read its value at scrape time. */
   countOpenSubscriptionsWith(source: () => number): void;
+  /** Tells the connected-instances gauge where to read its series (versions with open streams) at scrape time. */
+  countConnectedInstancesWith(source: () => Iterable<{ serviceId: string; versionId: string; count: number }>): void;
   readonly eventsDelivered: Counter;
   readonly subscribersDropped: Counter;
   readonly changesReceived: Counter;
@@ -25,6 +27,19 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
   let openSubscriptions = (): number => 0;
   let openConnections = (): number => 0;
+  let connectedInstances = (): Iterable<{ serviceId: string; versionId: string; count: number }> => [];
+  new Gauge({
+    name: 'realtime_connected_instances',
+    help: 'StartSubscribe streams open on this instance, by service and version id (a series only while the version has open streams)',
+    labelNames: ['service', 'version'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { serviceId, versionId, count } of connectedInstances()) {
+        this.set({ service: serviceId, version: versionId }, count);
+      }
+    },
+  });
   new Gauge({
     name: 'realtime_open_connections',
     help: 'TCP connections open on the listener',
@@ -44,6 +59,9 @@ export function createMetrics(): Metrics {
   return {
     countOpenSubscriptionsWith(source) {
       openSubscriptions = source;
+    },
+    countConnectedInstancesWith(source) {
+      connectedInstances = source;
     },
     countOpenConnectionsWith(source) {
       openConnections = source;
