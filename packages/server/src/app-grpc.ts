@@ -57,9 +57,11 @@ export function composeGrpc(parts: GrpcParts) {
   const subscriptions = new Subscriptions(uow, hub, {
     rechecks,
     presence: parts.presence,
+    maxStreams: config.server.maxStreams,
     metrics: {
       onDelivered: (events) => metrics.eventsDelivered.inc(events),
       onDropped: () => metrics.subscribersDropped.inc(),
+      onRefused: () => metrics.streamsRefused.inc(),
     },
   });
   metrics.countOpenSubscriptionsWith(() => subscriptions.count);

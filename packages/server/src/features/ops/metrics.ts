@@ -13,6 +13,8 @@ export interface Metrics {
   countConnectedInstancesWith(source: () => Iterable<{ serviceId: string; versionId: string; count: number }>): void;
   readonly eventsDelivered: Counter;
   readonly subscribersDropped: Counter;
+  /** New change streams refused at Server:MaxStreams. */
+  readonly streamsRefused: Counter;
   readonly changesReceived: Counter;
   /** Connections the listener closed to make room or because they sat idle, by reason. */
   readonly connectionsEvicted: Counter<'reason'>;
@@ -87,6 +89,11 @@ export function createMetrics(): Metrics {
     eventsDelivered: new Counter({
       name: 'realtime_events_delivered_total',
       help: 'Config events written to subscriber streams (one per entry per subscriber)',
+      registers: [registry],
+    }),
+    streamsRefused: new Counter({
+      name: 'realtime_streams_refused_total',
+      help: 'New change streams refused with RESOURCE_EXHAUSTED at Server:MaxStreams',
       registers: [registry],
     }),
     subscribersDropped: new Counter({

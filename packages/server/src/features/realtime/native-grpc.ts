@@ -155,12 +155,13 @@ export class NativeGrpcCall {
   }
 
   /** Ends the call with a status; before any message this is a trailers-only answer. */
-  finish(code: ErrorCode | 'OK', message?: string): void {
+  finish(code: ErrorCode | 'OK', message?: string, metadata: http2.OutgoingHttpHeaders = {}): void {
     if (this.finished) return;
     this.finished = true;
     if (this.stream.destroyed || this.stream.closed) return;
     const status = code === 'OK' ? '0' : String(errorTable[code].grpcCode);
     const statusHeaders: http2.OutgoingHttpHeaders = {
+      ...metadata,
       'grpc-status': status,
       ...(message !== undefined ? { 'grpc-message': encodeGrpcMessage(message) } : {}),
     };

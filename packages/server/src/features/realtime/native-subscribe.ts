@@ -5,7 +5,7 @@ import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
 import { NativeGrpcCall } from './native-grpc.js';
 import { streamClientOf } from './stream-client.js';
-import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';
+import { StreamLimitError, type Subscription, type SubscriberSink, type Subscriptions } from './subscriptions.js';
 
 const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 
@@ -60,7 +60,9 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
       this.subscription = subscription;
       this.sendHeaders(); // the stream is established even when there is no backfill
     } catch (error) {
-      this.fail(error, 'StartSubscribe');
+      if (error instanceof StreamLimitError) {
+        this.finish(error.code, error.message, { 'retry-after-ms': String(error.retryAfterMs) });
+      } else this.fail(error, 'StartSubscribe');
     }
   }
 

@@ -50,9 +50,23 @@ export interface StreamCredentials {
   readonly recheck: (() => Promise<void>) | null;
 }
 
+/**
+ * A new stream beyond Server:MaxStreams: refused at once with how long to wait, spread so the
+ * refused do not come back together.
+ */
+export class StreamLimitError extends AppError {
+  readonly retryAfterMs = Math.round(2000 + Math.random() * 3000);
+
+  constructor(limit: number) {
+    super('RESOURCE_EXHAUSTED', `This server holds its limit of ${limit} change streams; retry after retry-after-ms.`);
+  }
+}
+
 export interface SubscriptionMetrics {
   onDelivered(events: number): void;
   onDropped(): void;
+  /** A new stream was refused at Server:MaxStreams. */
+  onRefused?(): void;
 }
 
 function entriesOf(notices: readonly ChangeNotice[], after: number): EntryChange[] {
@@ -71,16 +85,24 @@ export class Subscriptions {
   private readonly metrics: SubscriptionMetrics | undefined;
   private readonly rechecks: CredentialRechecks | undefined;
   private readonly presence: StreamPresence | undefined;
+  private readonly maxStreams: number;
   private open_ = 0;
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly hub: ChangeHub,
-    options: { metrics?: SubscriptionMetrics; rechecks?: CredentialRechecks; presence?: StreamPresence } = {},
+    options: {
+      metrics?: SubscriptionMetrics;
+      rechecks?: CredentialRechecks;
+      presence?: StreamPresence;
+      /** Server:MaxStreams: open streams at most; beyond, StreamLimitError. */
+      maxStreams?: number;
+    } = {},
   ) {
     this.metrics = options.metrics;
     this.rechecks = options.rechecks;
     this.presence = options.presence;
+    this.maxStreams = options.maxStreams ?? Infinity;
   }
 
   /** Open streams. */
@@ -102,6 +124,10 @@ export class Subscriptions {
     client?: StreamClient,
   ): Promise<Subscription> {
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
+    if (this.open_ >= this.maxStreams) {
+      this.metrics?.onRefused?.();
+      throw new StreamLimitError(this.maxStreams);
+    }
     // Registered before anything is read: a deletion of the version committed from here on is
     // buffered, and one committed before is seen by the check below.
     const subscriber: Subscriber = { sink, lastTimestamp: afterTimestamp, buffered: [] };
