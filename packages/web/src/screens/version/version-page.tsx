@@ -10,6 +10,7 @@ import { useMayChangeValues, useService } from '../service/use-service';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { ConflictDialog } from './conflict-dialog';
 import { EntryList } from './entry-list';
+import { InstancesSection } from './instances-section';
 import { PendingTray } from './pending-tray';
 import { usePendingChanges } from './pending-changes';
 import { versionRoute } from './route';
@@ -149,6 +150,7 @@ export function VersionPage() {
         saving={saver.saving}
         saveError={saver.error}
       />
+      {version.data && <InstancesSection serviceId={serviceId} versionId={versionId} />}
       <ConflictDialog
         conflicts={saver.conflicts}
         onKeepMine={saver.keepMine}
