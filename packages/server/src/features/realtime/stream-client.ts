@@ -19,6 +19,20 @@ const MAX_LABELS_CHARS = 4096;
 const MAX_LABELS = 64;
 const NO_LABELS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
 
+/**
+ * The same user agent, SDK and address come from thousands of streams: each distinct text is kept
+ * once, not once per stream. Bounded: when full it starts again.
+ */
+const INTERNED_MAX = 2048;
+const interned = new Map<string, string>();
+function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size >= INTERNED_MAX) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
 function decode(part: string, what: string): string {
   try {
     return decodeURIComponent(part);
@@ -57,10 +71,12 @@ function identifier(value: string | undefined, name: string): string | null {
   return value;
 }
 
+const internOrNull = (text: string | null): string | null => (text === null ? null : intern(text));
+
 /** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
 function plainAddress(address: string | undefined): string | null {
   if (!address) return null;
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address;
+  return intern(address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address);
 }
 
 /**
@@ -74,8 +90,8 @@ export function streamClientOf(
   const userAgent = header('user-agent');
   return {
     instanceId: identifier(header('x-rc-instance-id'), 'x-rc-instance-id'),
-    sdk: identifier(header('x-rc-sdk'), 'x-rc-sdk'),
-    userAgent: userAgent ? userAgent.slice(0, MAX_USER_AGENT_CHARS) : null,
+    sdk: internOrNull(identifier(header('x-rc-sdk'), 'x-rc-sdk')),
+    userAgent: userAgent ? intern(userAgent.slice(0, MAX_USER_AGENT_CHARS)) : null,
     address: plainAddress(address),
     labels: parseLabels(header('x-rc-labels')),
   };
