@@ -20,6 +20,7 @@ import { ChangeRequestCommands, ChangeRequestQueries, changeRequestRoutes } from
 import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
+import { FleetQueries, fleetRoutes, type StreamPresence } from './features/realtime/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
@@ -44,6 +45,8 @@ export interface RestApiParts {
   readonly isStarted: () => boolean;
   readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
   readonly ping: () => Promise<void>;
+  /** The open change streams of every server instance (the instances route). */
+  readonly presence: StreamPresence;
 }
 
 /**
@@ -119,6 +122,7 @@ export async function composeRestApi(parts: RestApiParts) {
     queries: new ChangeRequestQueries(uow),
     requiredApprovals: config.versions.requiredApprovals,
   });
+  await fastify.register(fleetRoutes, { queries: new FleetQueries(uow, parts.presence) });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
   await fastify.register(apiKeyRoutes, { apiKeys });
   await fastify.register(webhookRoutes, {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   Http2ServerRequest,
@@ -23,6 +24,7 @@ import { createUnitOfWork } from './db/unit-of-work.js';
 import { createAuthProvider, createSessionIdentityReader, type ClaimSettings } from './features/auth/index.js';
 import { createMetrics, type Metrics } from './features/ops/index.js';
 import { WebhookDispatcher, WebhookOutbox, WebhookSender } from './features/webhooks/index.js';
+import { StreamPresence } from './features/realtime/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { AppError } from './platform/errors.js';
@@ -137,6 +139,13 @@ export async function composeApp(
     authorization: config.authorization,
   };
   const authProvider = createAuthProvider({ config, uow, clock, ids, logger, claimSettings });
+  const presence = new StreamPresence({
+    serverInstance: `${hostname().slice(0, 60)}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    clock,
+    // With SQLite there is one server instance: its streams are all there are.
+    store: config.database.url ? uow.read.presence : null,
+    logger,
+  });
 
   const rest = await composeRestApi({
     config,
@@ -152,6 +161,7 @@ export async function composeApp(
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
     ping: () => database.ping(),
+    presence,
   });
   const { fastify, sessionStore, signer, yamlWorkers } = rest;
   const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
@@ -167,6 +177,7 @@ export async function composeApp(
     isStarted: () => lifecycle.started,
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
     fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
+    presence,
   });
 
   if (!config.grpc.requireAuthentication) {
@@ -193,6 +204,7 @@ export async function composeApp(
     signer.setSecret(config.session.secret ?? (await sharedSessionSecret(uow)));
     await authProvider.start();
     await feed.start();
+    presence.start();
   };
   let starting: Promise<void> | undefined;
 
@@ -238,6 +250,7 @@ export async function composeApp(
       await dispatcher.stop();
       rechecks.close();
       snapshots.close();
+      await presence.stop();
       await authProvider.close();
       clearInterval(purgeTimer);
       await fastify.close();

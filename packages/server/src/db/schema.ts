@@ -219,9 +219,29 @@ export interface WebhookDeliveriesTable {
   redelivery: number;
 }
 
+/** An open change stream of a server instance on a shared database (core/presence.ts). */
+export interface StreamPresenceTable {
+  server_instance: string;
+  stream_no: number;
+  service_id: string;
+  version_id: string;
+  instance_id: string | null;
+  sdk: string | null;
+  user_agent: string | null;
+  address: string | null;
+  /** JSON: [[key, value], …]. */
+  labels: string;
+  connected_at: number;
+  /** The timestamp the client resumed from: it had every change up to it. */
+  resumed_from: number;
+  last_event: number | null;
+  heartbeat: number;
+}
+
 export interface DatabaseSchema {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  stream_presence: StreamPresenceTable;
   personal_tokens: PersonalTokensTable;
   change_requests: ChangeRequestsTable;
   change_request_approvals: ChangeRequestApprovalsTable;

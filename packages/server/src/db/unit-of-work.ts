@@ -16,6 +16,7 @@ import { createAuditStore } from './stores/audit-store.js';
 import { createChangeRequestStore } from './stores/change-request-store.js';
 import { createEntryStore } from './stores/entry-store.js';
 import { createPersonalTokenStore } from './stores/personal-token-store.js';
+import { createPresenceStore } from './stores/presence-store.js';
 import { createSamlStateStore } from './stores/saml-state-store.js';
 import { createServiceStore } from './stores/service-store.js';
 import { createSessionStore } from './stores/session-store.js';
@@ -38,6 +39,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
     webhooks: createWebhookStore(db, dialect),
+    presence: createPresenceStore(db),
   };
 }
 
