@@ -28,6 +28,7 @@ export const FEATURE_USES = {
   transfer: ['auth', 'entries'],
   versions: ['auth', 'entries'],
   'change-requests': ['auth'],
+  webhooks: ['auth', 'entries', 'versions'],
   'web-console': [],
 };
 

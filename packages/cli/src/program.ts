@@ -6,6 +6,7 @@ import { reviewCommands } from './commands/reviews.js';
 import { tokenCommands } from './commands/tokens.js';
 import { valueCommands } from './commands/values.js';
 import { watchCommand } from './commands/watch.js';
+import { webhookCommands } from './commands/webhooks.js';
 import type { GlobalOptions } from './context.js';
 import { CliError, EXIT } from './errors.js';
 
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   watchCommand(program, globals);
   tokenCommands(program, globals);
   reviewCommands(program, globals);
+  webhookCommands(program, globals);
   for (const command of program.commands) {
     command.exitOverride();
     command.showHelpAfterError('(add --help for usage)');

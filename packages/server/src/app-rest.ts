@@ -25,6 +25,7 @@ import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/servi
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
 import { webConsole } from './features/web-console/index.js';
+import { webhookRoutes, Webhooks } from './features/webhooks/index.js';
 import type { Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { createHttpApp } from './platform/http/http-app.js';
@@ -39,6 +40,8 @@ export interface RestApiParts {
   readonly metrics: Metrics;
   readonly authProvider: AuthProvider;
   readonly claimSettings: ClaimSettings;
+  /** Tells the webhook dispatcher a delivery is due now (a redelivery). */
+  readonly wakeWebhooks: () => void;
   readonly isStarted: () => boolean;
   readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
   readonly ping: () => Promise<void>;
@@ -122,6 +125,12 @@ export async function composeRestApi(parts: RestApiParts) {
   await fastify.register(fleetRoutes, { queries: new FleetQueries(uow, parts.presence) });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
   await fastify.register(apiKeyRoutes, { apiKeys });
+  await fastify.register(webhookRoutes, {
+    webhooks: new Webhooks(uow, clock, ids, {
+      allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+      wake: parts.wakeWebhooks,
+    }),
+  });
   await fastify.register(tokenRoutes, { tokens, maxLifetimeDays: config.tokens.maxLifetimeDays });
   await fastify.register(webConsole, { config });
   await fastify.ready();

@@ -23,6 +23,7 @@ import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
 import { createAuthProvider, createSessionIdentityReader, type ClaimSettings } from './features/auth/index.js';
 import { createMetrics, type Metrics } from './features/ops/index.js';
+import { WebhookDispatcher, WebhookOutbox, WebhookSender } from './features/webhooks/index.js';
 import { StreamPresence } from './features/realtime/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
@@ -119,7 +120,18 @@ export async function composeApp(
   const feed: ChangeFeed = config.database.url
     ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger })
     : createLocalChangeFeed(hub);
-  const uow = createUnitOfWork(database, feed);
+  const outbox = new WebhookOutbox(clock, ids);
+  const uow = createUnitOfWork(database, feed, outbox);
+  const dispatcher = new WebhookDispatcher(
+    uow,
+    new WebhookSender(config.webhooks.allowPrivateNetworks),
+    clock,
+    logger,
+    config.webhooks.retrySchedule,
+    // SQLite is the embedded database of one process; PostgreSQL may be shared by several.
+    !config.database.url,
+  );
+  outbox.onCommitted(() => dispatcher.wake());
   const claimSettings: ClaimSettings = {
     idClaimType: config.authentication.idClaimType,
     emailClaimType: config.authentication.emailClaimType,
@@ -144,6 +156,7 @@ export async function composeApp(
     metrics,
     authProvider,
     claimSettings,
+    wakeWebhooks: () => dispatcher.wake(),
     isStarted: () => lifecycle.started,
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
@@ -225,6 +238,7 @@ export async function composeApp(
           logger.warn({ err, attempt, retryInMs: delayMs }, 'the database does not answer yet; retrying'),
       }).then(() => {
         lifecycle.started = true;
+        dispatcher.start();
       });
       return starting;
     },
@@ -233,6 +247,7 @@ export async function composeApp(
       drain();
       stopStarting.abort();
       await starting?.catch(() => undefined);
+      await dispatcher.stop();
       rechecks.close();
       snapshots.close();
       await presence.stop();

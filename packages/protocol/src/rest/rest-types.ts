@@ -51,6 +51,13 @@ export type ServiceRole = Member['role'];
 
 export type PersonalToken = Ok<'/api/auth/tokens', 'get'>[number];
 export type CreatedPersonalToken = Ok<'/api/auth/tokens', 'post'>;
+export type Webhook = Ok<'/api/services/{serviceId}/webhooks/{webhookId}', 'get'>;
+export type NewWebhook = Body<'/api/services/{serviceId}/webhooks', 'post'>;
+export type CreatedWebhook = Ok<'/api/services/{serviceId}/webhooks', 'post'>;
+export type WebhookDelivery = Ok<
+  '/api/services/{serviceId}/webhooks/{webhookId}/deliveries',
+  'get'
+>['deliveries'][number];
 
 export type Version = Ok<'/api/configversions/{serviceId}/{versionId}', 'get'>;
 /** What a version is created or changed with. */

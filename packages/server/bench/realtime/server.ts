@@ -139,6 +139,8 @@ export interface StartOptions {
   readonly adminPassword: string;
   /** Extra node flags, e.g. --cpu-prof; BENCH_SERVER_NODE_FLAGS adds more. */
   readonly nodeFlags?: readonly string[];
+  /** Extra `--Section:Key=value` settings. */
+  readonly settings?: readonly string[];
   /** A port to listen on (a restart on the port its clients know); a free one by default. */
   readonly port?: number;
 }
@@ -167,6 +169,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     // The load generators send no credentials (the server's default is to require them).
     '--Grpc:RequireAuthentication=false',
     ...options.database.args,
+    ...(options.settings ?? []),
   ]);
   const child: ChildProcess = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';

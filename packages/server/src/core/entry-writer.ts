@@ -7,6 +7,7 @@ import { entryChangeOf, type EntryChange } from './changes.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
 import type { Actor } from './identity.js';
 import type { WriteContext } from './stores.js';
+import type { ReportedEntryChange } from './webhooks.js';
 import {
   requireWithinVersionCaps,
   sizeChange,
@@ -87,12 +88,16 @@ function auditChanges(action: EntryAction, before: EntryRecord | null, after: En
 export class EntryWriter {
   private readonly events: EntryChange[] = [];
   private readonly sizes: SizeChange[] = [];
+  /** Each change with both sides, for webhooks. */
+  private readonly reported: ReportedEntryChange[] = [];
 
   private constructor(
     private readonly ctx: WriteContext,
     private readonly options: EntryWriterOptions,
     /** The version's change-clock value of this write. */
     readonly timestamp: number,
+    /** The version's label, as the change's webhook deliveries name it. */
+    private readonly versionLabel: string,
   ) {}
 
   /** Opens a write on a version of the service: advances its clock, or answers 404. */
@@ -102,7 +107,7 @@ export class EntryWriter {
     if (clock === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     if (clock.protected && options.protectedVersion !== 'allow')
       throw protectedVersion(clock.label, serviceId, versionId);
-    return new EntryWriter(ctx, options, clock.timestamp);
+    return new EntryWriter(ctx, options, clock.timestamp, clock.label);
   }
 
   /**
@@ -142,7 +147,7 @@ export class EntryWriter {
       }));
       await this.ctx.entries.insertMany(entries);
       await this.ctx.audit.appendMany(entries.map((entry) => this.auditRecord(action, null, entry)));
-      for (const entry of entries) this.record(null, entry);
+      for (const entry of entries) this.record(action, null, entry);
       created.push(...entries);
     }
     return created;
@@ -157,7 +162,7 @@ export class EntryWriter {
       changedAt: this.timestamp,
     });
     await this.ctx.audit.append(this.auditRecord(action, before, after));
-    this.record(before, after);
+    this.record(action, before, after);
     return after;
   }
 
@@ -170,7 +175,7 @@ export class EntryWriter {
       changedAt: this.timestamp,
     });
     await this.ctx.audit.append(this.auditRecord('Updated', before, after));
-    this.record(before, after);
+    this.record('Updated', before, after);
     return after;
   }
 
@@ -181,17 +186,28 @@ export class EntryWriter {
     await this.ctx.audit.append(this.auditRecord(action, before, null));
     this.events.push(entryChangeOf(tombstone));
     this.sizes.push(sizeChange(before, null));
+    this.reported.push({ action, before, after: null });
   }
 
   /**
    * Ends the write: checks the version's caps against everything it changed (a refusal rolls the
-   * whole transaction back) and records one change notice holding every changed entry, in order.
+   * whole transaction back), records one change notice holding every changed entry, in order, and
+   * reports the same changes to webhooks as one `entry.changed` (one delivery per webhook).
    */
   async commit(): Promise<void> {
-    const { serviceId, versionId, caps } = this.options;
+    const { serviceId, versionId, caps, actor } = this.options;
     await requireWithinVersionCaps(this.ctx, caps, versionId, totalChange(this.sizes));
     if (this.events.length === 0) return;
     this.ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp: this.timestamp, entries: this.events });
+    this.ctx.report({
+      type: 'entry.changed',
+      serviceId,
+      versionId,
+      versionLabel: this.versionLabel,
+      actor,
+      timestamp: this.timestamp,
+      changes: this.reported,
+    });
   }
 
   private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {
@@ -204,9 +220,10 @@ export class EntryWriter {
     };
   }
 
-  private record(before: EntryRecord | null, after: EntryRecord): void {
+  private record(action: EntryAction, before: EntryRecord | null, after: EntryRecord): void {
     this.events.push(entryChangeOf(after));
     this.sizes.push(sizeChange(before, after));
+    this.reported.push({ action, before, after });
   }
 
   /** An entry's audit record carries its version and key, and the change's time on the version clock. */

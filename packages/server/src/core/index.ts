@@ -68,3 +68,18 @@ export {
 } from './version-caps.js';
 export { versionDeletionNotice } from './version-deletion.js';
 export type { VersionRecord, VersionSize, VersionStore } from './versions.js';
+export {
+  WEBHOOK_EVENT_TYPES,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type DeliveryAttempt,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  type Outbox,
+  type ReportedChange,
+  type ReportedEntryChange,
+  type WebhookEventType,
+  type WebhookFields,
+  type WebhookRecord,
+  type WebhookStore,
+} from './webhooks.js';

@@ -10,6 +10,7 @@ import type { SamlStateStore, SessionStore } from './sessions.js';
 import type { SettingsStore } from './settings.js';
 import type { UserStore } from './users.js';
 import type { VersionStore } from './versions.js';
+import type { ReportedChange, WebhookStore } from './webhooks.js';
 
 /** Every store, as one transaction (or one consistent read) sees them. */
 export interface Stores {
@@ -24,12 +25,18 @@ export interface Stores {
   readonly settings: SettingsStore;
   readonly sessions: SessionStore;
   readonly saml: SamlStateStore;
+  readonly webhooks: WebhookStore;
   readonly presence: PresenceStore;
 }
 
 export interface WriteContext extends Stores {
   /** Queues a change for the realtime stream; it reaches subscribers only if the transaction commits. */
   recordChange(notice: ChangeNotice): void;
+  /**
+   * Reports a change to webhooks: their deliveries are written before the commit, in this
+   * transaction, so they are committed with the change or not at all.
+   */
+  report(change: ReportedChange): void;
 }
 
 /**

@@ -181,6 +181,44 @@ export interface ChangeRequestApprovalsTable {
   approved_at: number;
 }
 
+export interface WebhooksTable {
+  id: string;
+  service_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array, or null for every type. */
+  event_types: string | null;
+  /** JSON array, or null for every version. */
+  version_ids: string | null;
+  key_prefix: string | null;
+  enabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  num: Generated<number>;
+  id: string;
+  webhook_id: string;
+  service_id: string;
+  event_type: string;
+  /** The JSON body sent, the same on every attempt. */
+  payload: string;
+  created_at: number;
+  /** pending, succeeded or failed. */
+  status: string;
+  /** JSON: [{ at, statusCode, durationMs, error }], oldest first. */
+  attempts: string;
+  failures: number;
+  next_attempt_at: number | null;
+  /** Claimed by a dispatcher until then (microseconds). */
+  lease_until: number | null;
+  redelivery: number;
+}
+
 /** An open change stream of a server instance on a shared database (core/presence.ts). */
 export interface StreamPresenceTable {
   server_instance: string;
@@ -201,6 +239,8 @@ export interface StreamPresenceTable {
 }
 
 export interface DatabaseSchema {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   stream_presence: StreamPresenceTable;
   personal_tokens: PersonalTokensTable;
   change_requests: ChangeRequestsTable;

@@ -1,5 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { ChangeFeed, ChangeNotice, Stores, UnitOfWork, WriteContext } from '../core/index.js';
+import type {
+  ChangeFeed,
+  ChangeNotice,
+  Outbox,
+  ReportedChange,
+  Stores,
+  UnitOfWork,
+  WriteContext,
+} from '../core/index.js';
 import type { Database, Dialect, Tx } from './database.js';
 import { translateDatabaseError } from './database-errors.js';
 import type { DatabaseSchema } from './schema.js';
@@ -15,6 +23,7 @@ import { createSessionStore } from './stores/session-store.js';
 import { createSettingsStore } from './stores/settings-store.js';
 import { createUserStore } from './stores/user-store.js';
 import { createVersionStore } from './stores/version-store.js';
+import { createWebhookStore } from './stores/webhook-store.js';
 
 function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
   return {
@@ -29,6 +38,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
+    webhooks: createWebhookStore(db, dialect),
     presence: createPresenceStore(db),
   };
 }
@@ -49,8 +59,18 @@ function translatingErrors<T extends object>(store: T): T {
   return Object.fromEntries(wrapped) as T;
 }
 
-/** The unit of work of core/, on this database: the SQL stores, one transaction per write. */
-export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): UnitOfWork {
+/** Writes no deliveries: for tools that change nothing webhooks report. */
+const NO_OUTBOX: Outbox<Stores> = { enqueue: () => Promise.resolve(false), committed: () => undefined };
+
+/**
+ * The unit of work of core/, on this database: the SQL stores, one transaction per write. The
+ * changes a write reports become webhook deliveries (`outbox`) in the same transaction.
+ */
+export function createUnitOfWork(
+  database: Database,
+  feed: ChangeFeed<Tx>,
+  outbox: Outbox<Stores> = NO_OUTBOX,
+): UnitOfWork {
   const { dialect } = database;
   // SQLite has one writer. Keeping commit and in-process publication under one lock makes the
   // publication order equal the commit order (PostgreSQL gets that from NOTIFY instead).
@@ -63,12 +83,21 @@ export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): Unit
 
   const write = async <T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T> => {
     const notices: ChangeNotice[] = [];
+    const reported: ReportedChange[] = [];
+    let delivering = false;
     const result = await database.transaction(async (tx) => {
-      const value = await fn({ ...createStores(tx, dialect), recordChange: (notice) => notices.push(notice) });
+      const stores = createStores(tx, dialect);
+      const value = await fn({
+        ...stores,
+        recordChange: (notice) => notices.push(notice),
+        report: (change) => reported.push(change),
+      });
+      if (reported.length > 0) delivering = await outbox.enqueue(stores, reported);
       if (notices.length > 0) await feed.announce(tx, notices);
       return value;
     });
     if (notices.length > 0) feed.committed(notices);
+    if (delivering) outbox.committed();
     return result;
   };
 

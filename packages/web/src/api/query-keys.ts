@@ -12,6 +12,9 @@ export const queryKeys = {
     detail: (serviceId: string) => ['services', serviceId] as const,
     members: (serviceId: string) => ['services', serviceId, 'members'] as const,
     apiKeys: (serviceId: string) => ['services', serviceId, 'api-keys'] as const,
+    webhooks: (serviceId: string) => ['services', serviceId, 'webhooks'] as const,
+    deliveries: (serviceId: string, webhookId: string) =>
+      ['services', serviceId, 'webhooks', webhookId, 'deliveries'] as const,
     audit: (serviceId: string, filters: object) => ['services', serviceId, 'audit', filters] as const,
   },
   versions: {

@@ -37,6 +37,13 @@ export const versionRules = {
   description: optionalMax('Description', 4000),
 };
 
+export const webhookRules = {
+  url: (value: string): string | null =>
+    HTTP_URL.test(value.trim()) && value.trim().length <= 2048 ? null : 'Enter an absolute http(s) URL',
+  description: optionalMax('Description', 1000),
+  keyPrefix: optionalMax('Key prefix', 512),
+};
+
 export function checkUsername(value: string): string | null {
   if (value === '') return 'Username is required';
   if (value.length > 200) return 'Username has at most 200 characters';

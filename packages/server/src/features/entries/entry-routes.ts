@@ -30,7 +30,7 @@ const entryRef = Type.Unsafe<ReturnType<typeof entryOf>>({ $ref: 'Entry#' });
 const RawValue = Nullable(Type.String({ maxLength: ENTRY_LIMITS.rawValue }));
 const Text = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 
-function entryOf(e: EntryRecord) {
+export function entryOf(e: EntryRecord) {
   return {
     id: e.id,
     key: e.key,

@@ -2,4 +2,4 @@
 export { VersionCommands } from './version-commands.js';
 export { VersionQueries } from './version-queries.js';
 export { MAX_DECLARED_ENTRIES, VersionRegistration } from './version-registration.js';
-export { versionRoutes } from './version-routes.js';
+export { versionOf, versionRoutes } from './version-routes.js';

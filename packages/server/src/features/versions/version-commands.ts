@@ -72,6 +72,15 @@ export class VersionCommands {
           timestamp: now,
           changes: { after: { ...auditView(version), ...(source ? { copiedFrom: source.versionLabel } : {}) } },
         });
+        ctx.report({
+          type: 'version.created',
+          serviceId,
+          versionId: version.id,
+          versionLabel: version.versionLabel,
+          actor,
+          timestamp: now,
+          version,
+        });
         if (source) await this.copyEntries(ctx, actor, source, version, now);
         return version;
       });
@@ -160,6 +169,15 @@ export class VersionCommands {
       const before = await requireVersion(ctx, serviceId, versionId);
       const now = this.clock.nowMicros();
       ctx.recordChange(await versionDeletionNotice(ctx, serviceId, versionId, now));
+      ctx.report({
+        type: 'version.deleted',
+        serviceId,
+        versionId,
+        versionLabel: before.versionLabel,
+        actor,
+        timestamp: now,
+        version: before,
+      });
       await ctx.versions.delete(versionId);
       await ctx.audit.append({
         id: this.ids.newId(),

@@ -104,6 +104,15 @@ export class VersionRegistration {
         timestamp: now,
         changes: { after: auditView(version) },
       });
+      ctx.report({
+        type: 'version.created',
+        serviceId,
+        versionId,
+        versionLabel: label,
+        actor,
+        timestamp: now,
+        version,
+      });
     }
 
     // Keys already there are left untouched; deleted ones (tombstones) count as missing.

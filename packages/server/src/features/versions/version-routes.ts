@@ -48,7 +48,7 @@ const NewVersionBody = Type.Object({
   ),
 });
 
-function versionOf(v: VersionRecord) {
+export function versionOf(v: VersionRecord) {
   return { ...v, createdAt: microsToIso(v.createdAt), updatedAt: microsToIso(v.updatedAt) };
 }
 

@@ -170,6 +170,12 @@ export interface AppConfig {
   };
   /** Authentication:Tokens:MaxLifetimeDays, default 90: the longest a personal access token lives. */
   readonly tokens: { readonly maxLifetimeDays: number };
+  readonly webhooks: {
+    /** Webhooks:AllowPrivateNetworks, default false: loopback, private and link-local targets allowed. */
+    readonly allowPrivateNetworks: boolean;
+    /** Webhooks:RetrySchedule: seconds to wait after each failed attempt, one per retry. */
+    readonly retrySchedule: readonly number[];
+  };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
     readonly level: string;

@@ -298,6 +298,16 @@ export const CONFIG_KEYS = {
     kind: { type: 'integer', default: 1, min: 1 },
     doc: 'approvals, by editors or owners other than its author, a change request of a protected version needs before it can be applied',
   },
+  'Webhooks:AllowPrivateNetworks': {
+    kind: { type: 'boolean', default: false },
+    doc: 'lets webhooks reach loopback, private, link-local and unspecified addresses (on-premise receivers, tests). Off, such a target is refused when the webhook is saved (400) and again at each delivery, after DNS resolution',
+  },
+  'Webhooks:RetrySchedule': {
+    kind: { type: 'list', default: ['5', '300', '1800', '7200', '18000', '36000', '50400', '72000', '86400'] },
+    docDefault:
+      '`[5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]` (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h)',
+    doc: 'seconds to wait after each failed delivery attempt (±10 % jitter), one per retry; after the last the delivery is `failed`',
+  },
   'Logging:Level': {
     kind: { type: 'choice', default: 'info', values: LOG_LEVELS },
     doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',

@@ -86,10 +86,27 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       requiredApprovals: reader.read('Versions:RequiredApprovals'),
     },
     tokens: { maxLifetimeDays: reader.read('Authentication:Tokens:MaxLifetimeDays') },
+    webhooks: {
+      allowPrivateNetworks: reader.read('Webhooks:AllowPrivateNetworks'),
+      retrySchedule: readRetrySchedule(reader),
+    },
     logging: { level: reader.read('Logging:Level') },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);
   return deepFreeze(config);
+}
+
+/** Webhooks:RetrySchedule: seconds, each a positive number (fractions allowed, for tests). */
+function readRetrySchedule(reader: ConfigReader): number[] {
+  const items = reader.read('Webhooks:RetrySchedule');
+  const seconds = items.map(Number);
+  if (seconds.some((s) => !Number.isFinite(s) || s <= 0 || s > 7 * 24 * 3600)) {
+    reader.problem(
+      `Webhooks:RetrySchedule must list seconds, each a positive number up to 604800 (got ${JSON.stringify(items)})`,
+    );
+    return [];
+  }
+  return seconds;
 }
 
 function environmentName(env: Readonly<Record<string, string | undefined>>, problem: Problems): string {

@@ -33,6 +33,12 @@ export const apiKeysTabRoute = createRoute({
   component: lazyRouteComponent(() => import('./api-keys-tab'), 'ApiKeysTab'),
 });
 
+export const webhooksTabRoute = createRoute({
+  getParentRoute: () => serviceRoute,
+  path: 'webhooks',
+  component: lazyRouteComponent(() => import('./webhooks-tab'), 'WebhooksTab'),
+});
+
 /** The audit log's filters, kept in the address (a link to "what Dana changed in 1.1.0 yesterday"). */
 export interface AuditFilters {
   readonly entityType?: string;
@@ -64,5 +70,6 @@ export const serviceRoutes = serviceRoute.addChildren([
   versionsTabRoute,
   membersTabRoute,
   apiKeysTabRoute,
+  webhooksTabRoute,
   auditTabRoute,
 ]);

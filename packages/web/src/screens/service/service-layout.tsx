@@ -89,6 +89,7 @@ export function ServiceLayout() {
           { label: 'Versions', to: '/services/$serviceId/versions', params },
           { label: 'Members', to: '/services/$serviceId/members', params },
           { label: 'API keys', to: '/services/$serviceId/api-keys', params },
+          { label: 'Webhooks', to: '/services/$serviceId/webhooks', params },
           { label: 'Audit log', to: '/services/$serviceId/audit', params },
         ]}
       />

@@ -1,0 +1,9 @@
+/**
+ * Webhooks: signed HTTP deliveries (Standard Webhooks) of a service's committed changes. The outbox
+ * writes them in the change's own transaction; the dispatcher sends them after the commit.
+ */
+export { WebhookDispatcher } from './webhook-dispatcher.js';
+export { WebhookOutbox } from './webhook-outbox.js';
+export { webhookRoutes } from './webhook-routes.js';
+export { WebhookSender } from './webhook-sender.js';
+export { Webhooks } from './webhooks.js';

@@ -1,0 +1,108 @@
+import type {
+  DeliveryRecord,
+  Outbox,
+  ReportedChange,
+  ReportedEntryChange,
+  Stores,
+  WebhookRecord,
+} from '../../core/index.js';
+import { microsToIso, type Clock } from '../../platform/clock.js';
+import type { IdGenerator } from '../../platform/ids.js';
+import { entryOf } from '../entries/index.js';
+import { versionOf } from '../versions/index.js';
+
+/** The entry changes a webhook is told of: those under its key prefix (all without one). */
+function matchingChanges(webhook: WebhookRecord, changes: readonly ReportedEntryChange[]) {
+  const prefix = webhook.keyPrefix;
+  if (prefix === null) return changes;
+  return changes.filter((c) => ((c.after ?? c.before)?.key ?? '').startsWith(prefix));
+}
+
+function wants(webhook: WebhookRecord, change: ReportedChange): boolean {
+  if (webhook.eventTypes !== null && !webhook.eventTypes.includes(change.type)) return false;
+  const versionId = change.versionId.toLowerCase();
+  return webhook.versionIds === null || webhook.versionIds.some((id) => id.toLowerCase() === versionId);
+}
+
+/**
+ * The body of a delivery. Entries are shown by the same function as every REST answer (`entryOf`),
+ * so whatever an answer hides of an entry a delivery hides too.
+ */
+export function deliveryBody(change: ReportedChange, changes: readonly ReportedEntryChange[]): string {
+  const data = {
+    serviceId: change.serviceId,
+    versionId: change.versionId,
+    versionLabel: change.versionLabel,
+    userId: change.actor.userId,
+    userName: change.actor.userName,
+    ...(change.type === 'entry.changed' ? {} : { version: versionOf(change.version) }),
+    changes: changes.map((c) => {
+      const entry = (c.after ?? c.before) as NonNullable<ReportedEntryChange['after']>;
+      return {
+        key: entry.key,
+        entryId: entry.id,
+        action: c.action,
+        before: c.before && entryOf(c.before),
+        after: c.after && entryOf(c.after),
+      };
+    }),
+  };
+  return JSON.stringify({ type: change.type, timestamp: microsToIso(change.timestamp), data });
+}
+
+/**
+ * The outbox: inside the writing transaction, one delivery per reported change and enabled webhook
+ * of its service that wants it (event type, version, key prefix), due at once; after the commit,
+ * the dispatcher is woken so the common case waits for no poll.
+ */
+export class WebhookOutbox implements Outbox<Stores> {
+  private wake: () => void = () => undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** What to call after a commit that wrote deliveries (the dispatcher's wake-up). */
+  onCommitted(wake: () => void): void {
+    this.wake = wake;
+  }
+
+  async enqueue(stores: Stores, changes: readonly ReportedChange[]): Promise<boolean> {
+    const webhooksOf = new Map<string, WebhookRecord[]>();
+    const deliveries: DeliveryRecord[] = [];
+    const now = this.clock.nowMicros();
+    for (const change of changes) {
+      const serviceId = change.serviceId.toLowerCase();
+      let webhooks = webhooksOf.get(serviceId);
+      if (!webhooks) {
+        webhooks = await stores.webhooks.listEnabled(serviceId);
+        webhooksOf.set(serviceId, webhooks);
+      }
+      for (const webhook of webhooks) {
+        if (!wants(webhook, change)) continue;
+        const matching = change.type === 'entry.changed' ? matchingChanges(webhook, change.changes) : [];
+        if (change.type === 'entry.changed' && matching.length === 0) continue;
+        deliveries.push({
+          id: this.ids.newId(),
+          webhookId: webhook.id,
+          serviceId,
+          eventType: change.type,
+          payload: deliveryBody(change, matching),
+          createdAt: now,
+          status: 'pending',
+          attempts: [],
+          failures: 0,
+          nextAttemptAt: now,
+          redelivery: false,
+        });
+      }
+    }
+    await stores.webhooks.insertDeliveries(deliveries);
+    return deliveries.length > 0;
+  }
+
+  committed(): void {
+    this.wake();
+  }
+}

@@ -1,0 +1,275 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Loader,
+  Modal,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useState } from 'react';
+import type { CreatedWebhook, Webhook } from '@realtime-config/protocol/rest';
+import { asProblem } from '../../api/problem';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { EmptyState } from '../../components/empty-state';
+import { FormDialog } from '../../components/form-dialog';
+import { ProblemAlert } from '../../components/problem-alert';
+import { TimeText } from '../../components/time-text';
+import { useFormFields } from '../../components/use-form-fields';
+import { orNull, webhookRules } from '../../rules/form-rules';
+import { webhooksTabRoute } from './route';
+import { useCreateWebhook, useDeleteWebhook, useDeliveries, useRedeliver, useWebhooks } from './use-webhooks';
+
+const EMPTY = { url: '', description: '', keyPrefix: '' };
+
+function NewWebhookDialog(props: {
+  serviceId: string;
+  opened: boolean;
+  onClose: () => void;
+  onCreated: (created: CreatedWebhook) => void;
+}) {
+  const create = useCreateWebhook(props.serviceId);
+  const form = useFormFields(EMPTY, webhookRules, create.error);
+  const submit = () => {
+    if (!form.trySubmit()) return;
+    create.mutate(
+      {
+        url: form.values.url.trim(),
+        description: orNull(form.values.description),
+        keyPrefix: orNull(form.values.keyPrefix),
+      },
+      { onSuccess: props.onCreated },
+    );
+  };
+  return (
+    <FormDialog
+      opened={props.opened}
+      onClose={props.onClose}
+      title="New webhook"
+      submitLabel="Create webhook"
+      mutation={create}
+      fields={['url', 'description', 'keyPrefix']}
+      onOpen={() => form.reset(EMPTY)}
+      onSubmit={submit}
+    >
+      <TextInput
+        label="URL"
+        placeholder="https://hooks.example.com/realtime-config"
+        description="Every change of this service is posted here, signed (Standard Webhooks)."
+        required
+        data-autofocus
+        {...form.input('url')}
+      />
+      <TextInput label="Description" {...form.input('description')} />
+      <TextInput
+        label="Key prefix"
+        placeholder="Payments:"
+        description="Only changes of keys starting with it. Empty: every key."
+        {...form.input('keyPrefix')}
+      />
+    </FormDialog>
+  );
+}
+
+function SecretDialog({ created, onClose }: { created: CreatedWebhook | null; onClose: () => void }) {
+  return (
+    <Modal opened={created !== null} onClose={onClose} title="Webhook created" closeOnClickOutside={false}>
+      {created && (
+        <Stack>
+          <Alert color="blue" title="Copy the secret now">
+            This is the only time the signing secret is shown. Your receiver verifies each delivery with it.
+          </Alert>
+          <Code block aria-label="Webhook secret">
+            {created.secret}
+          </Code>
+          <Group justify="flex-end">
+            <CopyButton value={created.secret}>
+              {({ copied, copy }) => (
+                <Button variant="light" onClick={copy}>
+                  {copied ? 'Copied' : 'Copy secret'}
+                </Button>
+              )}
+            </CopyButton>
+            <Button onClick={onClose}>Done</Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}
+
+const STATUS_COLOR = { pending: 'yellow', succeeded: 'green', failed: 'red' } as const;
+
+/** The delivery log of one webhook, newest first, each with `Redeliver`. */
+function Deliveries({ serviceId, webhook }: { serviceId: string; webhook: Webhook }) {
+  const deliveries = useDeliveries(serviceId, webhook.id);
+  const redeliver = useRedeliver(serviceId, webhook.id);
+  return (
+    <Stack gap="xs">
+      <Title order={2} size="h4">
+        Deliveries to {webhook.url}
+      </Title>
+      {deliveries.isPending && <Loader aria-label="Loading deliveries" />}
+      {deliveries.isError && <ProblemAlert error={deliveries.error} />}
+      {redeliver.isError && <ProblemAlert error={redeliver.error} />}
+      {deliveries.data?.deliveries.length === 0 && <Text c="dimmed">No deliveries yet: change a value.</Text>}
+      {deliveries.data && deliveries.data.deliveries.length > 0 && (
+        <Table striped aria-label="Deliveries" className="rc-stack">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Event</Table.Th>
+              <Table.Th>Created</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Attempts</Table.Th>
+              <Table.Th>Last answer</Table.Th>
+              <Table.Th>Next attempt</Table.Th>
+              <Table.Th>Actions</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {deliveries.data.deliveries.map((d) => {
+              const last = d.attempts.at(-1);
+              return (
+                <Table.Tr key={d.id}>
+                  <Table.Td>{d.eventType}</Table.Td>
+                  <Table.Td data-label="Created">
+                    <TimeText iso={d.createdAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge variant="dot" color={STATUS_COLOR[d.status]}>
+                      {d.status}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td data-label="Attempts">{d.attempts.length}</Table.Td>
+                  <Table.Td data-label="Last answer">
+                    {last ? (last.error ?? `${last.statusCode} in ${last.durationMs} ms`) : '—'}
+                  </Table.Td>
+                  <Table.Td data-label="Next attempt">
+                    <TimeText iso={d.nextAttemptAt} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      disabled={!webhook.enabled}
+                      loading={redeliver.isPending && redeliver.variables === d.id}
+                      onClick={() => redeliver.mutate(d.id)}
+                    >
+                      Redeliver
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              );
+            })}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}
+
+/** Webhooks of the service: list, `New webhook` (the secret shown once), the delivery log with `Redeliver`. */
+export function WebhooksTab() {
+  const { serviceId } = webhooksTabRoute.useParams();
+  const webhooks = useWebhooks(serviceId);
+  const remove = useDeleteWebhook(serviceId);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedWebhook | null>(null);
+  const [shown, setShown] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Webhook | null>(null);
+
+  if (webhooks.isError && asProblem(webhooks.error).status === 403) {
+    return <Text>Only owners of this service and admins see and manage its webhooks.</Text>;
+  }
+  const selected = webhooks.data?.find((w) => w.id === shown) ?? null;
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Text c="dimmed" size="sm">
+          Each committed change is posted to every webhook, signed with its secret, and retried until it is answered.
+        </Text>
+        <Button onClick={() => setCreating(true)}>New webhook</Button>
+      </Group>
+      {webhooks.isPending && <Loader aria-label="Loading webhooks" />}
+      {webhooks.isError && <ProblemAlert error={webhooks.error} />}
+      {webhooks.data?.length === 0 && (
+        <EmptyState title="No webhooks yet">
+          Add one to tell a chat, a pipeline or a cache of every change of this service.
+        </EmptyState>
+      )}
+      {webhooks.data && webhooks.data.length > 0 && (
+        <Table striped aria-label="Webhooks" className="rc-stack">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>URL</Table.Th>
+              <Table.Th>Events</Table.Th>
+              <Table.Th>Key prefix</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Actions</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {webhooks.data.map((w) => (
+              <Table.Tr key={w.id}>
+                <Table.Td>
+                  <Code>{w.url}</Code>
+                  {w.description && <Text size="sm">{w.description}</Text>}
+                </Table.Td>
+                <Table.Td data-label="Events">{w.eventTypes?.join(', ') ?? 'all'}</Table.Td>
+                <Table.Td data-label="Key prefix">{w.keyPrefix ?? 'every key'}</Table.Td>
+                <Table.Td>
+                  <Badge variant="dot" color={w.enabled ? 'green' : 'gray'}>
+                    {w.enabled ? 'Enabled' : 'Disabled'}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap="xs">
+                    <Button size="xs" variant="light" onClick={() => setShown(w.id)} aria-pressed={shown === w.id}>
+                      Deliveries
+                    </Button>
+                    <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(w)}>
+                      Delete
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {selected && <Deliveries serviceId={serviceId} webhook={selected} />}
+      <NewWebhookDialog
+        serviceId={serviceId}
+        opened={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(webhook) => {
+          setCreating(false);
+          setCreated(webhook);
+          setShown(webhook.id);
+        }}
+      />
+      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <ConfirmDialog
+        opened={deleting !== null}
+        onClose={() => {
+          setDeleting(null);
+          remove.reset();
+        }}
+        title="Delete this webhook?"
+        confirmLabel="Delete webhook"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => deleting && remove.mutate(deleting.id, { onSuccess: () => setDeleting(null) })}
+      >
+        {deleting?.url} receives nothing more, and its delivery log is deleted.
+      </ConfirmDialog>
+    </Stack>
+  );
+}
