@@ -17,6 +17,7 @@ import {
   type ChangeHub,
   type UnitOfWork,
 } from './core/index.js';
+import { loadSecretKeys } from './secret-keys.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
@@ -112,12 +113,13 @@ export async function composeApp(
   const lifecycle = { started: false, shuttingDown: false };
   const stopStarting = new AbortController();
 
+  const secretKeys = loadSecretKeys(config, logger);
   const hub = createChangeHub();
   hub.subscribeAll(() => metrics.changesReceived.inc());
   const feed: ChangeFeed = config.database.url
-    ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger })
+    ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger, cipher: secretKeys })
     : createLocalChangeFeed(hub);
-  const uow = createUnitOfWork(database, feed);
+  const uow = createUnitOfWork(database, feed, secretKeys);
   const claimSettings: ClaimSettings = {
     idClaimType: config.authentication.idClaimType,
     emailClaimType: config.authentication.emailClaimType,
@@ -139,6 +141,7 @@ export async function composeApp(
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
     ping: () => database.ping(),
+    cipher: secretKeys,
   });
   const { fastify, sessionStore, signer, yamlWorkers } = rest;
   const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
@@ -178,6 +181,11 @@ export async function composeApp(
       );
     }
     signer.setSecret(config.session.secret ?? (await sharedSessionSecret(uow)));
+    if (!(await secretKeys.load(uow.read.settings))) {
+      logger.error(
+        'The fingerprint key of secret values cannot be decrypted: the master key that sealed it is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles. Secrets sealed by it read as unreadable.',
+      );
+    }
     await authProvider.start();
     await feed.start();
   };

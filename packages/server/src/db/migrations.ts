@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { accessMigration } from './migrations/access.js';
+import { secretsMigration } from './migrations/secrets.js';
 import type { Dialect } from './schema.js';
 import { serviceNameKey } from './service-name-key.js';
 
@@ -353,6 +354,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0006-audit-entry-columns': auditEntryColumns(),
         '0007-version-size': versionSize(dialect),
         '0008-access': accessMigration(dialect),
+        '0010-secrets': secretsMigration(dialect),
       }),
   };
 }

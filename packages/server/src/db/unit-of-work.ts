@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ChangeFeed, ChangeNotice, Stores, UnitOfWork, WriteContext } from '../core/index.js';
+import type { ChangeFeed, ChangeNotice, SecretCipher, Stores, UnitOfWork, WriteContext } from '../core/index.js';
 import type { Database, Dialect, Tx } from './database.js';
 import { translateDatabaseError } from './database-errors.js';
 import type { DatabaseSchema } from './schema.js';
@@ -9,25 +9,27 @@ import { createChangeRequestStore } from './stores/change-request-store.js';
 import { createEntryStore } from './stores/entry-store.js';
 import { createPersonalTokenStore } from './stores/personal-token-store.js';
 import { createSamlStateStore } from './stores/saml-state-store.js';
+import { createSecretStore } from './stores/secret-store.js';
 import { createServiceStore } from './stores/service-store.js';
 import { createSessionStore } from './stores/session-store.js';
 import { createSettingsStore } from './stores/settings-store.js';
 import { createUserStore } from './stores/user-store.js';
 import { createVersionStore } from './stores/version-store.js';
 
-function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
+function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: SecretCipher): Stores {
   return {
     services: createServiceStore(db),
     versions: createVersionStore(db, dialect),
-    entries: createEntryStore(db),
-    audit: createAuditStore(db),
+    entries: createEntryStore(db, cipher),
+    audit: createAuditStore(db, cipher),
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
     tokens: createPersonalTokenStore(db),
-    changeRequests: createChangeRequestStore(db),
+    changeRequests: createChangeRequestStore(db, cipher),
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
+    secrets: createSecretStore(db, cipher),
   };
 }
 
@@ -48,7 +50,7 @@ function translatingErrors<T extends object>(store: T): T {
 }
 
 /** The unit of work of core/, on this database: the SQL stores, one transaction per write. */
-export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): UnitOfWork {
+export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>, cipher: SecretCipher): UnitOfWork {
   const { dialect } = database;
   // SQLite has one writer. Keeping commit and in-process publication under one lock makes the
   // publication order equal the commit order (PostgreSQL gets that from NOTIFY instead).
@@ -62,7 +64,7 @@ export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): Unit
   const write = async <T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T> => {
     const notices: ChangeNotice[] = [];
     const result = await database.transaction(async (tx) => {
-      const value = await fn({ ...createStores(tx, dialect), recordChange: (notice) => notices.push(notice) });
+      const value = await fn({ ...createStores(tx, dialect, cipher), recordChange: (notice) => notices.push(notice) });
       if (notices.length > 0) await feed.announce(tx, notices);
       return value;
     });
@@ -70,7 +72,7 @@ export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): Unit
     return result;
   };
 
-  const readStores = createStores(database.db, dialect);
+  const readStores = createStores(database.db, dialect, cipher);
   return {
     read: Object.fromEntries(
       Object.entries(readStores).map(([name, store]) => [name, translatingErrors(store)]),
@@ -80,8 +82,8 @@ export function createUnitOfWork(database: Database, feed: ChangeFeed<Tx>): Unit
         ? database.db
             .transaction()
             .setIsolationLevel('repeatable read')
-            .execute((tx) => fn(createStores(tx, dialect)))
-        : database.transaction((tx) => fn(createStores(tx, dialect)))
+            .execute((tx) => fn(createStores(tx, dialect, cipher)))
+        : database.transaction((tx) => fn(createStores(tx, dialect, cipher)))
       ).catch(rethrowTranslated),
     write: (fn) => (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)).catch(rethrowTranslated),
   };

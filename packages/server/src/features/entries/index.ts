@@ -15,3 +15,4 @@ export {
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
+export { secretRoutes } from './secret-routes.js';

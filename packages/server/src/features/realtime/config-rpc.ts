@@ -2,7 +2,7 @@ import type { Code } from '@connectrpc/connect';
 import { ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '../../protocol.js';
 import type { ConfigCalls } from './config-calls.js';
-import type { EventBatch } from './event-batch.js';
+import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
@@ -64,10 +64,14 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
         try {
           if (context.signal.aborted) onAbort();
           const subscription = await guard(() =>
-            subscriptions.open(parsed.serviceId, parsed.versionId, parsed.afterTimestamp, queue, {
-              key: parsed.credentialKey,
-              recheck: parsed.recheck,
-            }),
+            subscriptions.open(
+              parsed.serviceId,
+              parsed.versionId,
+              parsed.afterTimestamp,
+              queue,
+              { key: parsed.credentialKey, recheck: parsed.recheck },
+              audienceOf(parsed.withSecrets),
+            ),
           );
           try {
             for (;;) {

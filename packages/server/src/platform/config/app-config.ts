@@ -125,8 +125,15 @@ export interface AuthenticationConfig {
 }
 
 export interface AuthorizationConfig {
-  /** Authorization:Policies:canAll / canChange: role names per policy. Defaults ['admin'] and ['developer']. */
-  readonly policies: { readonly canAll: readonly string[]; readonly canChange: readonly string[] };
+  /**
+   * Authorization:Policies:canAll / canChange / canReveal: role names per policy. Defaults ['admin'],
+   * ['developer'] and ['admin'].
+   */
+  readonly policies: {
+    readonly canAll: readonly string[];
+    readonly canChange: readonly string[];
+    readonly canReveal: readonly string[];
+  };
   /** Authorization:RoleClaimTypes, default ['role', 'roles', 'groups', 'name']. */
   readonly roleClaimTypes: readonly string[];
 }
@@ -168,6 +175,11 @@ export interface AppConfig {
   };
   /** Authentication:Tokens:MaxLifetimeDays, default 90: the longest a personal access token lives. */
   readonly tokens: { readonly maxLifetimeDays: number };
+  /**
+   * Secrets:MasterKeyFile (absolute path, or null: the embedded database then keeps
+   * `<DataDir>/secrets.key`) and Secrets:PreviousKeyFiles (retired keys that still decrypt).
+   */
+  readonly secrets: { readonly masterKeyFile: string | null; readonly previousKeyFiles: readonly string[] };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
     readonly level: string;

@@ -86,10 +86,19 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       requiredApprovals: reader.read('Versions:RequiredApprovals'),
     },
     tokens: { maxLifetimeDays: reader.read('Authentication:Tokens:MaxLifetimeDays') },
+    secrets: readSecrets(reader, options.cwd),
     logging: { level: reader.read('Logging:Level') },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);
   return deepFreeze(config);
+}
+
+function readSecrets(reader: ConfigReader, cwd: string): AppConfig['secrets'] {
+  const file = reader.read('Secrets:MasterKeyFile');
+  return {
+    masterKeyFile: file === null ? null : resolve(cwd, file),
+    previousKeyFiles: reader.read('Secrets:PreviousKeyFiles').map((f) => resolve(cwd, f)),
+  };
 }
 
 function environmentName(env: Readonly<Record<string, string | undefined>>, problem: Problems): string {
@@ -311,6 +320,7 @@ function readAuthorization(reader: ConfigReader): AuthorizationConfig {
     policies: {
       canAll: reader.read('Authorization:Policies:canAll'),
       canChange: reader.read('Authorization:Policies:canChange'),
+      canReveal: reader.read('Authorization:Policies:canReveal'),
     },
     roleClaimTypes: reader.read('Authorization:RoleClaimTypes'),
   };
