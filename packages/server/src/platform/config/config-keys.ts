@@ -269,7 +269,7 @@ export const CONFIG_KEYS = {
   'Secrets:MasterKeyFile': {
     kind: { type: 'optional-text' },
     docDefault: '`<DataDir>/secrets.key` with the embedded database; none with PostgreSQL',
-    doc: 'file holding the master key of secret values: 32 random bytes in base64 (`openssl rand -base64 32`), relative to the working directory. With the embedded database and no key the server creates `secrets.key` (mode 0600) in `Database:DataDir` at first start; with PostgreSQL and no key, secrets are refused (409). See [secrets.md](secrets.md)',
+    doc: 'file holding the master key of secret values: 32 random bytes in base64 (`openssl rand -base64 32`), relative to the working directory. With the embedded database and no key the server creates `secrets.key` (mode 0600) in `Database:DataDir` at first start; with PostgreSQL and no key, secrets are refused (409).; keeping and rotating it: `docs/secrets.md`',
     essential: true,
   },
   'Secrets:PreviousKeyFiles': {
