@@ -46,9 +46,9 @@ describe('what each role may do in the console, and accessibility of the main sc
     expect(await page.getByRole('button', { name: 'Edit service' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'New version' }).count()).toBe(0);
     await page.getByRole('link', { name: 'API keys' }).click();
-    await expectVisible(page.getByText('Only admins see and manage API keys.'));
+    await expectVisible(page.getByText('Only owners of this service and admins see and manage API keys.'));
     await page.getByRole('link', { name: 'Members' }).click();
-    await expectVisible(page.getByText('Only admins add or remove members.'));
+    await expectVisible(page.getByText('Only owners of this service and admins add or remove members.'));
 
     await page.goto(`/services/${ids.serviceId}/versions/${ids.versionId}`);
     const retries = page.getByLabel('Billing:Retries');
@@ -81,7 +81,7 @@ describe('what each role may do in the console, and accessibility of the main sc
     expect([stored['Billing:Retries']?.rawValue, stored['Billing:Currency']?.rawValue]).toEqual(['5', 'USD']);
     // Still no metadata: the entry's details are read-only for a developer.
     await page.getByRole('link', { name: 'Billing:Retries' }).click();
-    await expectVisible(page.getByText('Only admins change an entry’s name'.replace('’', "'")));
+    await expectVisible(page.getByText("Only owners of this service and admins change an entry's name"));
     expect(await page.getByRole('button', { name: 'Delete entry' }).count()).toBe(0);
   });
 

@@ -45,6 +45,12 @@ export type ServiceFields = Body<'/api/services', 'post'>;
 export type Member = Ok<'/api/services/{serviceId}/members', 'post'>;
 export type ApiKey = Ok<'/api/services/{serviceId}/apikeys', 'get'>[number];
 export type CreatedApiKey = Ok<'/api/services/{serviceId}/apikeys', 'post'>;
+export type ApiKeyScope = ApiKey['scopes'][number];
+/** A member's role in one service: viewer, editor or owner. */
+export type ServiceRole = Member['role'];
+
+export type PersonalToken = Ok<'/api/auth/tokens', 'get'>[number];
+export type CreatedPersonalToken = Ok<'/api/auth/tokens', 'post'>;
 
 export type Version = Ok<'/api/configversions/{serviceId}/{versionId}', 'get'>;
 /** What a version is created or changed with. */
@@ -58,6 +64,11 @@ export type EntryMetadata = Body<'/api/configentries/{serviceId}/{versionId}/{en
 export type ValueSet = Body<'/api/configentries/{serviceId}/{versionId}/set', 'put'>[number];
 export type HistoryPage = Ok<'/api/configentries/{serviceId}/{versionId}/{entryId}/history', 'get'>;
 export type HistoryItem = HistoryPage['entities'][number];
+
+export type ChangeRequest = Ok<'/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}', 'get'>;
+export type ChangeRequestStatus = ChangeRequest['status'];
+/** What a change request is opened (or edited) with: a title, a description and value sets. */
+export type ChangeRequestFields = Body<'/api/configversions/{serviceId}/{versionId}/changerequests', 'post'>;
 
 export type AuditSearch = Body<'/api/auditlogs/search', 'post'>;
 export type AuditPage = Ok<'/api/auditlogs/search', 'post'>;

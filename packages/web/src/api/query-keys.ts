@@ -21,5 +21,8 @@ export const queryKeys = {
       ['services', serviceId, 'versions', versionId, 'entries'] as const,
     history: (serviceId: string, versionId: string, entryId: string) =>
       ['services', serviceId, 'versions', versionId, 'history', entryId] as const,
+    changeRequests: (serviceId: string, versionId: string) =>
+      ['services', serviceId, 'versions', versionId, 'change-requests'] as const,
   },
+  tokens: ['tokens'] as const,
 };

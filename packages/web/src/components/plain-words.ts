@@ -14,6 +14,11 @@ const ACTIONS: Readonly<Record<string, string>> = {
   Promoted: 'Copied from another version',
   MemberAdded: 'Member added',
   MemberRemoved: 'Member removed',
+  Approved: 'Change request approved',
+  Applied: 'Change request applied',
+  Rejected: 'Change request rejected',
+  Withdrawn: 'Change request withdrawn',
+  Revealed: 'Secret value revealed',
 };
 
 /** What an audit action means, in words ("Value set"). */

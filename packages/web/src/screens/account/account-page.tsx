@@ -1,11 +1,12 @@
 import { Badge, Container, Group, List, Stack, Table, Text, Title } from '@mantine/core';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { ChangePasswordForm } from './change-password-form';
+import { PersonalTokens } from './personal-tokens';
 
 /** What each policy lets the user do, in words (the policy names are the server's). */
 const POLICY_MEANING: Readonly<Record<string, string>> = {
-  canAll: 'Change everything: services, versions, entries, members, API keys and users.',
-  canChange: 'Change the values of the services you are a member of.',
+  canAll: 'Change everything: services, versions, entries, members, API keys and users (an owner of every service).',
+  canChange: 'Read every service; change the values of those where you are an editor or owner.',
 };
 
 /** The signed-in user: identity, roles, policies, and (Local accounts) the password. */
@@ -61,6 +62,12 @@ export function AccountPage() {
               ))}
             </List>
           )}
+        </section>
+        <section aria-labelledby="tokens-heading">
+          <Title order={2} size="h3" id="tokens-heading" mb="xs">
+            Personal access tokens
+          </Title>
+          <PersonalTokens />
         </section>
         {abilities.isLocal && (
           <section aria-labelledby="password-heading">

@@ -22,8 +22,8 @@ import { EmptyState } from '../../components/empty-state';
 import { KeyText } from '../../components/key-text';
 import { count } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
-import { useMayChangeValues, useService } from '../service/use-service';
-import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { useServiceAccess, useService } from '../service/use-service';
+import { useMe } from '../sign-in/use-session';
 import { PlanDialog } from '../version/plan-dialog';
 import { useVersions } from '../version/use-version';
 import { compareRoute } from './route';
@@ -56,9 +56,10 @@ export function ComparePage() {
   const service = useService(serviceId);
   const versions = useVersions(serviceId);
   const me = useMe();
-  const mayChange = useMayChangeValues(serviceId, me.data);
-  // A key only in the base is created in the target when copied: that needs canAll.
-  const mayCreate = me.data ? abilitiesOf(me.data).canAll : false;
+  const access = useServiceAccess(serviceId, me.data);
+  const mayChange = { allowed: access.write };
+  // A key only in the base is created in the target when copied: that needs an owner.
+  const mayCreate = access.manage;
   const copyable = (d: Difference) =>
     mayChange.allowed && (d.change === 'valueChanged' || (d.change === 'removed' && mayCreate));
   const [kind, setKind] = useState('all');
@@ -185,7 +186,7 @@ export function ComparePage() {
           </Group>
           {mayChange.allowed && !mayCreate && onlyInBase.length > 0 && (
             <Text size="sm" c="dimmed">
-              Keys only in the base can be copied by an admin: copying them creates entries in the target.
+              Keys only in the base can be copied by an owner: copying them creates entries in the target.
             </Text>
           )}
           <Table

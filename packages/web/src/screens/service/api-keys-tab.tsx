@@ -2,6 +2,7 @@ import {
   Alert,
   Badge,
   Button,
+  Checkbox,
   Code,
   CopyButton,
   Group,
@@ -13,14 +14,23 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import type { CreatedApiKey } from '@realtime-config/protocol/rest';
+import type { ApiKeyScope, CreatedApiKey } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
-import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { useMe } from '../sign-in/use-session';
 import { apiKeysTabRoute } from './route';
-import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './use-service';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey, useServiceAccess } from './use-service';
+
+/** The scopes a key may have, what each allows (docs/rest-api.md, API keys). */
+const SCOPES: ReadonlyArray<{ value: ApiKeyScope; description: string }> = [
+  { value: 'read', description: 'read values: gRPC GetConfig and StartSubscribe, REST reads' },
+  { value: 'register', description: 'register versions (the SDK’s CreateVersion)' },
+  { value: 'write', description: 'set, import, restore and promote values; open and apply change requests' },
+  { value: 'secrets', description: 'read secret values in plain text' },
+];
+const DEFAULT_SCOPES: readonly ApiKeyScope[] = ['read', 'register'];
 
 function CreatedKeyDialog({ created, onClose }: { created: CreatedApiKey | null; onClose: () => void }) {
   return (
@@ -49,39 +59,51 @@ function CreatedKeyDialog({ created, onClose }: { created: CreatedApiKey | null;
   );
 }
 
-/** API keys for the service's gRPC clients: created (shown once), listed by prefix, revoked. Admins only. */
+/** API keys for applications and pipelines: created with scopes (shown once), listed, revoked. Owners and admins. */
 export function ApiKeysTab() {
   const { serviceId } = apiKeysTabRoute.useParams();
   const me = useMe();
-  const canAll = me.data ? abilitiesOf(me.data).canAll : false;
-  const keys = useApiKeys(serviceId, canAll);
+  const access = useServiceAccess(serviceId, me.data);
+  const keys = useApiKeys(serviceId, access.manage);
   const create = useCreateApiKey(serviceId);
   const revoke = useRevokeApiKey(serviceId);
   const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<readonly string[]>(DEFAULT_SCOPES);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null);
 
-  if (!canAll) {
-    return <Text>Only admins see and manage API keys. Ask an admin for a key for your application.</Text>;
+  if (access.pending) return <Loader aria-label="Loading API keys" />;
+  if (!access.manage) {
+    return (
+      <Text>
+        Only owners of this service and admins see and manage API keys. Ask one for a key for your application.
+      </Text>
+    );
   }
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (name.trim() === '') return;
-    create.mutate(name.trim(), {
-      onSuccess: (key) => {
-        setCreated(key);
-        setName('');
+    const chosen = SCOPES.map((s) => s.value).filter((s) => scopes.includes(s));
+    create.mutate(
+      { name: name.trim(), scopes: chosen },
+      {
+        onSuccess: (key) => {
+          setCreated(key);
+          setName('');
+          setScopes(DEFAULT_SCOPES);
+        },
       },
-    });
+    );
   };
 
   return (
     <Stack>
       <Text c="dimmed" size="sm">
-        Applications send an API key as <Code>authorization: Bearer …</Code> when the server requires gRPC credentials.
+        Applications and pipelines send an API key as <Code>authorization: Bearer …</Code>. A key works only for this
+        service and only within its scopes: give each the least it needs.
       </Text>
       <form onSubmit={submit} noValidate>
-        <Group align="flex-end">
+        <Stack gap="sm">
           <TextInput
             label="Key name"
             placeholder="orders-production"
@@ -89,10 +111,25 @@ export function ApiKeysTab() {
             onChange={(e) => setName(e.currentTarget.value)}
             w={{ base: '100%', xs: 320 }}
           />
-          <Button type="submit" loading={create.isPending} disabled={name.trim() === ''}>
-            Create API key
-          </Button>
-        </Group>
+          <Checkbox.Group
+            label="Scopes"
+            description="An application needs read and register; a pipeline that sets values read and write."
+            value={[...scopes]}
+            onChange={setScopes}
+            error={scopes.length === 0 ? 'Choose at least one scope.' : undefined}
+          >
+            <Stack gap={6} mt={6}>
+              {SCOPES.map((s) => (
+                <Checkbox key={s.value} value={s.value} label={s.value} description={s.description} />
+              ))}
+            </Stack>
+          </Checkbox.Group>
+          <Group>
+            <Button type="submit" loading={create.isPending} disabled={name.trim() === '' || scopes.length === 0}>
+              Create API key
+            </Button>
+          </Group>
+        </Stack>
       </form>
       {create.isError && <ProblemAlert error={create.error} />}
       {keys.isPending && <Loader aria-label="Loading API keys" />}
@@ -106,6 +143,7 @@ export function ApiKeysTab() {
             <Table.Tr>
               <Table.Th>Name</Table.Th>
               <Table.Th>Key starts with</Table.Th>
+              <Table.Th>Scopes</Table.Th>
               <Table.Th>Created</Table.Th>
               <Table.Th>Last used</Table.Th>
               <Table.Th>Status</Table.Th>
@@ -117,6 +155,15 @@ export function ApiKeysTab() {
                 <Table.Td>{k.name}</Table.Td>
                 <Table.Td>
                   <Code>{k.prefix}…</Code>
+                </Table.Td>
+                <Table.Td data-label="Scopes">
+                  <Group gap={4}>
+                    {k.scopes.map((scope) => (
+                      <Badge key={scope} variant="light" color={scope === 'secrets' ? 'orange' : 'blue'}>
+                        {scope}
+                      </Badge>
+                    ))}
+                  </Group>
                 </Table.Td>
                 <Table.Td data-label="Created" data-full>
                   <TimeText iso={k.createdAt} /> {k.createdBy ? `by ${k.createdBy}` : ''}

@@ -3,8 +3,8 @@ import { fieldWords } from '../../components/plain-words';
 
 type Fields = Record<string, unknown>;
 
-const NAME_FIELDS = ['key', 'versionLabel', 'name', 'userId'] as const;
-const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId', 'num', 'keyHash']);
+const NAME_FIELDS = ['key', 'versionLabel', 'name', 'title', 'userId'] as const;
+const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId', 'num', 'keyHash', 'changes']);
 
 function fieldsOf(value: unknown): Fields | null {
   return typeof value === 'object' && value !== null ? (value as Fields) : null;
@@ -27,6 +27,18 @@ function show(value: unknown): string {
 
 /** What changed, field by field ("value: 30 → 45"); for a creation or deletion, the state it had. */
 export function changeSummary(record: AuditRecord): string[] {
+  return [...fieldSummary(record), ...reviewSummary(record)];
+}
+
+/** A value set applied from a change request names it and who approved it. */
+function reviewSummary(record: AuditRecord): string[] {
+  const review = fieldsOf(record.changes.changeRequest);
+  if (!review) return [];
+  const approvers = Array.isArray(review.approvers) ? review.approvers.map(show).join(', ') : '';
+  return [`from change request “${show(review.title)}”${approvers ? `, approved by ${approvers}` : ''}`];
+}
+
+function fieldSummary(record: AuditRecord): string[] {
   const before = fieldsOf(record.changes.before);
   const after = fieldsOf(record.changes.after);
   if (before && after) {

@@ -17,7 +17,7 @@ import { changeSummary, entityName } from './audit-format';
 import { auditTabRoute, type AuditFilters } from './route';
 import { useAuditLog, type AuditQuery } from './use-service';
 
-const ENTITY_TYPES = ['Service', 'Version', 'Entry', 'Member', 'ApiKey'];
+const ENTITY_TYPES = ['Service', 'Version', 'Entry', 'Member', 'ApiKey', 'ChangeRequest'];
 const ACTIONS = [
   'Created',
   'Updated',
@@ -28,6 +28,11 @@ const ACTIONS = [
   'Promoted',
   'MemberAdded',
   'MemberRemoved',
+  'Approved',
+  'Applied',
+  'Rejected',
+  'Withdrawn',
+  'Revealed',
 ];
 
 /** A datetime-local value (the user's time) as an instant; `to` takes in its whole minute. */

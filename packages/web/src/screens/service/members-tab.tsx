@@ -1,6 +1,7 @@
 import { Button, Group, Loader, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import type { Member, ServiceRole } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { ProblemError } from '../../api/problem';
 import { queryKeys } from '../../api/query-keys';
@@ -10,32 +11,47 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { membersTabRoute } from './route';
-import { useAddMember, useMembers, useRemoveMember } from './use-service';
+import { useAddMember, useChangeMemberRole, useMembers, useRemoveMember, useServiceAccess } from './use-service';
+
+export const ROLES: ReadonlyArray<{ value: ServiceRole; label: string }> = [
+  { value: 'viewer', label: 'viewer' },
+  { value: 'editor', label: 'editor' },
+  { value: 'owner', label: 'owner' },
+];
+
+/** What each role may do, in words (docs/rest-api.md, Who may call what). */
+const ROLE_MEANING =
+  'Viewers read; editors also change values and review change requests; owners also manage the service.';
 
 /**
- * Adding a member. With Local accounts the server takes only their usernames, so the form offers
- * them in a list (those not yet members); with an identity provider, the id or e-mail it gives.
+ * Adding a member with a role. With Local accounts the server takes only their usernames, so the form
+ * offers them in a list (those not yet members); with an identity provider, the id or e-mail it gives.
  */
 function AddMemberForm({
   serviceId,
   localUsers,
+  listUsers,
   members,
 }: {
   serviceId: string;
   localUsers: boolean;
+  /** Only admins may list the users; owners type a username. */
+  listUsers: boolean;
   members: readonly string[];
 }) {
   const add = useAddMember(serviceId);
   const [userId, setUserId] = useState('');
+  const [role, setRole] = useState<ServiceRole>('editor');
   const users = useQuery({
     queryKey: queryKeys.users,
     queryFn: () => unwrap(api.GET('/api/users')),
-    enabled: localUsers,
+    enabled: localUsers && listUsers,
   });
+  const pickFromList = localUsers && listUsers;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (userId.trim() === '') return;
-    add.mutate(userId.trim(), { onSuccess: () => setUserId('') });
+    add.mutate({ userId: userId.trim(), role }, { onSuccess: () => setUserId('') });
   };
   const fieldError = add.error instanceof ProblemError ? add.error.fieldError('userId') : undefined;
   const taken = new Set(members.map((m) => m.toLowerCase()));
@@ -44,7 +60,7 @@ function AddMemberForm({
     <form onSubmit={submit} noValidate>
       <Stack gap="xs">
         <Group align="flex-end">
-          {localUsers ? (
+          {pickFromList ? (
             <NativeSelect
               label="Username"
               description={
@@ -63,8 +79,10 @@ function AddMemberForm({
             />
           ) : (
             <TextInput
-              label="User id or e-mail"
-              description="The id or e-mail your identity provider gives the user"
+              label={localUsers ? 'Username' : 'User id or e-mail'}
+              description={
+                localUsers ? 'A user of this server' : 'The id or e-mail your identity provider gives the user'
+              }
               autoComplete="off"
               value={userId}
               onChange={(e) => setUserId(e.currentTarget.value)}
@@ -72,6 +90,13 @@ function AddMemberForm({
               w={{ base: '100%', xs: 320 }}
             />
           )}
+          <NativeSelect
+            label="Role"
+            data={ROLES.map((r) => ({ ...r }))}
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value as ServiceRole)}
+            w={{ base: '100%', xs: 160 }}
+          />
           <Button type="submit" loading={add.isPending} disabled={userId.trim() === ''}>
             Add member
           </Button>
@@ -82,36 +107,59 @@ function AddMemberForm({
   );
 }
 
-/** Members: the users who may change this service's values (canChange). Admins add and remove them. */
+/** A member's role: a select for those who manage the service, its name for the others. */
+function RoleCell({ serviceId, member, editable }: { serviceId: string; member: Member; editable: boolean }) {
+  const change = useChangeMemberRole(serviceId);
+  if (!editable) return <>{member.role}</>;
+  return (
+    <Stack gap={4}>
+      <NativeSelect
+        aria-label={`Role of ${member.userId}`}
+        data={ROLES.map((r) => ({ ...r }))}
+        value={change.isPending ? change.variables.role : member.role}
+        disabled={change.isPending}
+        onChange={(e) => change.mutate({ userId: member.userId, role: e.currentTarget.value as ServiceRole })}
+        size="xs"
+        w={120}
+      />
+      {change.isError && <ProblemAlert error={change.error} />}
+    </Stack>
+  );
+}
+
+/** Members and their roles in this service. Owners (and admins) add, remove and change them. */
 export function MembersTab() {
   const { serviceId } = membersTabRoute.useParams();
   const members = useMembers(serviceId);
   const me = useMe();
   const abilities = me.data ? abilitiesOf(me.data) : null;
+  const access = useServiceAccess(serviceId, me.data);
+  const manage = access.manage;
   const remove = useRemoveMember(serviceId);
   const [removing, setRemoving] = useState<string | null>(null);
 
   return (
     <Stack>
       <Text c="dimmed" size="sm">
-        Members may change this service&apos;s values. Admins may change everything, member or not.
+        {ROLE_MEANING} Admins may do everything, member or not.
       </Text>
-      {abilities?.canAll ? (
+      {manage ? (
         <AddMemberForm
           serviceId={serviceId}
-          localUsers={abilities.isLocal}
+          localUsers={abilities?.isLocal ?? false}
+          listUsers={abilities?.canAll ?? false}
           members={(members.data ?? []).map((m) => m.userId)}
         />
       ) : (
-        <Text size="sm">Only admins add or remove members.</Text>
+        !access.pending && <Text size="sm">Only owners of this service and admins add or remove members.</Text>
       )}
       {members.isPending && <Loader aria-label="Loading members" />}
       {members.isError && <ProblemAlert error={members.error} />}
       {members.data?.length === 0 && (
         <EmptyState title="No members yet">
-          {abilities?.canAll
-            ? 'Add the developers who change this service’s values; admins need no membership.'
-            : 'Only admins can change values until an admin adds members.'}
+          {manage
+            ? 'Add the people who read, change or own this service’s values; admins need no membership.'
+            : 'Only admins can change values until an owner or an admin adds members.'}
         </EmptyState>
       )}
       {members.data && members.data.length > 0 && (
@@ -119,20 +167,24 @@ export function MembersTab() {
           <Table.Thead>
             <Table.Tr>
               <Table.Th>User</Table.Th>
+              <Table.Th>Role</Table.Th>
               <Table.Th>Added</Table.Th>
               <Table.Th>Added by</Table.Th>
-              {abilities?.canAll && <Table.Th>Actions</Table.Th>}
+              {manage && <Table.Th>Actions</Table.Th>}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {members.data.map((m) => (
               <Table.Tr key={m.userId}>
                 <Table.Td>{m.userId}</Table.Td>
+                <Table.Td data-label="Role">
+                  <RoleCell serviceId={serviceId} member={m} editable={manage} />
+                </Table.Td>
                 <Table.Td data-label="Added">
                   <TimeText iso={m.addedAt} />
                 </Table.Td>
                 <Table.Td data-label="By">{m.addedBy ?? '—'}</Table.Td>
-                {abilities?.canAll && (
+                {manage && (
                   <Table.Td>
                     <Button size="xs" variant="subtle" color="red" onClick={() => setRemoving(m.userId)}>
                       Remove {m.userId}
@@ -156,7 +208,7 @@ export function MembersTab() {
         error={remove.error}
         onConfirm={() => removing && remove.mutate(removing, { onSuccess: () => setRemoving(null) })}
       >
-        {removing} can no longer change this service&apos;s values (unless they are an admin).
+        {removing} loses their role in this service (unless they are an admin).
       </ConfirmDialog>
     </Stack>
   );

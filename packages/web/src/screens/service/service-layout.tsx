@@ -2,13 +2,28 @@ import { Anchor, Breadcrumbs, Button, Group, Loader, Stack, Text, Title } from '
 import { AnchorLink } from '../../components/anchor-link';
 import { Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
+import type { ServiceRole } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TabLinks } from '../../components/tab-links';
 import { ServiceFormDialog } from '../services/service-form-dialog';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { serviceRoute } from './route';
-import { useDeleteService, useMayChangeValues, useService, useUpdateService } from './use-service';
+import { useDeleteService, useService, useServiceAccess, useUpdateService } from './use-service';
+
+/** What the user's role in the service lets them do, in words. */
+function roleWords(role: ServiceRole | null): string {
+  switch (role) {
+    case 'owner':
+      return 'You are an owner of this service: you change its values and manage its versions, members and keys.';
+    case 'editor':
+      return 'You are an editor of this service: you can change its values and review change requests. Owners manage its versions, members and keys.';
+    case 'viewer':
+      return 'You are a viewer of this service: you can read its values but not change them. An owner can change your role.';
+    default:
+      return 'You are not a member of this service: you can read its values but not change them. Ask an owner or an admin to add you.';
+  }
+}
 
 /** A service: its name as the page heading, its details, and the Versions / Members / API keys / Audit log tabs. */
 export function ServiceLayout() {
@@ -16,7 +31,7 @@ export function ServiceLayout() {
   const service = useService(serviceId);
   const me = useMe();
   const canAll = me.data ? abilitiesOf(me.data).canAll : false;
-  const mayChange = useMayChangeValues(serviceId, me.data);
+  const access = useServiceAccess(serviceId, me.data);
   const navigate = useNavigate();
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -50,22 +65,22 @@ export function ServiceLayout() {
             </Text>
           </Group>
         </Stack>
-        {canAll && (
+        {access.manage && (
           <Group>
             <Button variant="default" onClick={() => setEditing(true)}>
               Edit service
             </Button>
-            <Button variant="outline" color="red" onClick={() => setDeleting(true)}>
-              Delete service
-            </Button>
+            {canAll && (
+              <Button variant="outline" color="red" onClick={() => setDeleting(true)}>
+                Delete service
+              </Button>
+            )}
           </Group>
         )}
       </Group>
-      {!canAll && !mayChange.pending && (
+      {!canAll && !access.pending && (
         <Text size="sm" c="dimmed">
-          {mayChange.allowed
-            ? 'You are a member of this service: you can change its values. Only admins change its versions, members and keys.'
-            : 'You are not a member of this service: you can read its values but not change them. Ask an admin to add you.'}
+          {roleWords(access.role)}
         </Text>
       )}
       <TabLinks

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { AuditSearch, Me, ServiceFields } from '@realtime-config/protocol/rest';
+import type { ApiKeyScope, AuditSearch, Me, Member, ServiceFields, ServiceRole } from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 
@@ -41,25 +41,64 @@ export function useMembers(serviceId: string) {
   });
 }
 
-/** Whether the user may set values of this service: canAll, or canChange and a member (docs/rest-api.md). */
-export function useMayChangeValues(serviceId: string, me: Me | null | undefined) {
-  const canAll = me?.policies.includes('canAll') ?? false;
+/** What the signed-in user may do to one service, from their policies and their role in it (docs/rest-api.md). */
+export interface ServiceAccess {
+  /** Still loading the user or the members. */
+  readonly pending: boolean;
+  /** Their role: every canAll user acts as an owner; null when they are no member. */
+  readonly role: ServiceRole | null;
+  readonly canAll: boolean;
+  /** Set values, restore, import, promote; open, approve, apply and reject change requests (editors, owners). */
+  readonly write: boolean;
+  /** Update the service; versions, protection, entries' details, members and API keys (owners). */
+  readonly manage: boolean;
+}
+
+/** Whether a member row names this user (by id or e-mail, without regard to case, as the server matches). */
+export function isMe(me: Me, userId: string): boolean {
+  const id = userId.toLowerCase();
+  return id === me.id.toLowerCase() || (me.email !== null && id === me.email.toLowerCase());
+}
+
+/** What a user may do to a service with these members (canAll users act as owners of every service). */
+export function accessOf(me: Me, members: readonly Member[]): Omit<ServiceAccess, 'pending'> {
+  if (me.policies.includes('canAll')) return { role: 'owner', canAll: true, write: true, manage: true };
+  const role = members.find((m) => isMe(me, m.userId))?.role ?? null;
+  return { role, canAll: false, write: role === 'editor' || role === 'owner', manage: role === 'owner' };
+}
+
+export function useServiceAccess(serviceId: string, me: Me | null | undefined): ServiceAccess {
   const members = useMembers(serviceId);
-  if (!me) return { allowed: false, pending: true };
-  if (canAll) return { allowed: true, pending: false };
-  const isMember = (members.data ?? []).some(
-    (m) =>
-      m.userId.toLowerCase() === me.id.toLowerCase() ||
-      (me.email !== null && m.userId.toLowerCase() === me.email.toLowerCase()),
-  );
-  return { allowed: me.policies.includes('canChange') && isMember, pending: members.isPending };
+  if (!me) return { pending: true, role: null, canAll: false, write: false, manage: false };
+  const canAll = me.policies.includes('canAll');
+  return { pending: !canAll && members.isPending, ...accessOf(me, members.data ?? []) };
+}
+
+/** Whether the user may set values of this service: canAll, or an editor or owner of it. */
+export function useMayChangeValues(serviceId: string, me: Me | null | undefined) {
+  const access = useServiceAccess(serviceId, me);
+  return { allowed: access.write, pending: access.pending };
 }
 
 export function useAddMember(serviceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (userId: string) =>
-      unwrap(api.POST('/api/services/{serviceId}/members', { ...path(serviceId), body: { userId } })),
+    mutationFn: (body: { userId: string; role: ServiceRole }) =>
+      unwrap(api.POST('/api/services/{serviceId}/members', { ...path(serviceId), body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.services.members(serviceId) }),
+  });
+}
+
+export function useChangeMemberRole(serviceId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, role }: { userId: string; role: ServiceRole }) =>
+      unwrap(
+        api.PUT('/api/services/{serviceId}/members/{userId}', {
+          params: { path: { serviceId, userId } },
+          body: { role },
+        }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.services.members(serviceId) }),
   });
 }
@@ -84,8 +123,8 @@ export function useApiKeys(serviceId: string, enabled: boolean) {
 export function useCreateApiKey(serviceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) =>
-      unwrap(api.POST('/api/services/{serviceId}/apikeys', { ...path(serviceId), body: { name } })),
+    mutationFn: (body: { name: string; scopes: ApiKeyScope[] }) =>
+      unwrap(api.POST('/api/services/{serviceId}/apikeys', { ...path(serviceId), body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.services.apiKeys(serviceId) }),
   });
 }

@@ -4,17 +4,18 @@ import { useState } from 'react';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
-import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { useMe } from '../sign-in/use-session';
 import { useCreateVersion, useVersions } from '../version/use-version';
 import { versionsTabRoute } from './route';
 import { SdkSnippet } from './sdk-snippet';
+import { useServiceAccess } from './use-service';
 import { VersionFormDialog } from './version-form-dialog';
 
 export function VersionsTab() {
   const { serviceId } = versionsTabRoute.useParams();
   const versions = useVersions(serviceId);
   const me = useMe();
-  const canAll = me.data ? abilitiesOf(me.data).canAll : false;
+  const manage = useServiceAccess(serviceId, me.data).manage;
   const [creating, setCreating] = useState(false);
   const create = useCreateVersion(serviceId);
 
@@ -24,7 +25,7 @@ export function VersionsTab() {
         <Text c="dimmed" size="sm">
           A version holds the entries one release of the application reads.
         </Text>
-        {canAll && <Button onClick={() => setCreating(true)}>New version</Button>}
+        {manage && <Button onClick={() => setCreating(true)}>New version</Button>}
       </Group>
       {versions.isPending && <Loader aria-label="Loading versions" />}
       {versions.isError && <ProblemAlert error={versions.error} />}

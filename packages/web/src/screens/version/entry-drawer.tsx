@@ -9,8 +9,8 @@ import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { useNarrow } from '../../components/use-narrow';
 import { optionalMax, orNull, required } from '../../rules/form-rules';
-import { useMayChangeValues } from '../service/use-service';
-import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { useServiceAccess } from '../service/use-service';
+import { useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
 import { entryRoute } from './route';
 import { useFirstValue, type FirstValue } from './use-first-value';
@@ -92,8 +92,7 @@ export function EntryDrawer() {
   const entries = useEntries(serviceId, versionId);
   const entry = entries.data?.find((e) => e.id === entryId);
   const me = useMe();
-  const canAll = me.data ? abilitiesOf(me.data).canAll : false;
-  const mayChange = useMayChangeValues(serviceId, me.data);
+  const access = useServiceAccess(serviceId, me.data);
   const first = useFirstValue(serviceId, versionId, entry);
   const narrow = useNarrow();
   const remove = useDeleteEntry(serviceId, versionId, entryId);
@@ -152,8 +151,8 @@ export function EntryDrawer() {
             </Table.Tbody>
           </Table>
           {first.isError && <ProblemAlert error={first.error} />}
-          <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={mayChange.allowed} />
-          {canAll ? (
+          <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={access.write} />
+          {access.manage ? (
             <>
               <MetadataForm key={entry.id} serviceId={serviceId} versionId={versionId} entry={entry} />
               <Group>
@@ -164,7 +163,7 @@ export function EntryDrawer() {
             </>
           ) : (
             <Text size="sm" c="dimmed">
-              Only admins change an entry&apos;s name, description, group or allowed values.
+              Only owners of this service and admins change an entry&apos;s name, description, group or allowed values.
             </Text>
           )}
           <ConfirmDialog

@@ -13,6 +13,8 @@ interface PendingTrayProps {
   readonly onSave: () => void;
   readonly saving: boolean;
   readonly saveError: unknown;
+  /** A protected version: the changes go to review (`Request review…`) instead of being saved. */
+  readonly review?: boolean;
 }
 
 function shown(raw: string | null): string {
@@ -54,7 +56,7 @@ export function PendingTray(props: PendingTrayProps) {
   return <Tray {...props} />;
 }
 
-function Tray({ pending, entriesById, onSave, saving, saveError }: PendingTrayProps) {
+function Tray({ pending, entriesById, onSave, saving, saveError, review = false }: PendingTrayProps) {
   const narrow = useNarrow();
   const [open, setOpen] = useState(!narrow);
   const { ref: sizeRef, height } = useElementSize<HTMLElement>();
@@ -88,14 +90,15 @@ function Tray({ pending, entriesById, onSave, saving, saveError }: PendingTrayPr
               Discard all
             </Button>
             <Button onClick={onSave} loading={saving} disabled={count === 0 || invalid.length > 0}>
-              {count === 1 ? 'Save 1 change' : `Save ${count} changes`}
+              {review ? 'Request review…' : count === 1 ? 'Save 1 change' : `Save ${count} changes`}
             </Button>
           </Group>
         </Group>
         {saveError != null && <ProblemAlert error={saveError} />}
         {invalid.length > 0 && (
           <Text size="sm" c="red">
-            Fix {invalid.length === 1 ? 'the value' : `${invalid.length} values`} marked in red before saving.
+            Fix {invalid.length === 1 ? 'the value' : `${invalid.length} values`} marked in red before{' '}
+            {review ? 'requesting review' : 'saving'}.
           </Text>
         )}
         {stale.length > 0 && (

@@ -1,11 +1,15 @@
 import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ChangeRequest } from '@realtime-config/protocol/rest';
 import { asProblem } from '../../api/problem';
 import { count } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useNarrow } from '../../components/use-narrow';
 import { PlanView } from './plan-view';
+import { valuesOfPlan } from './plan-review';
+import { ReviewDialog } from './review-dialog';
 import { usePlan, type PlanRequest } from './use-plans';
+import { useVersion } from './use-version';
 
 interface PlanDialogProps {
   readonly opened: boolean;
@@ -26,7 +30,8 @@ interface PlanDialogProps {
 /**
  * Every restore and import in the console: a dry run shows exactly what would change (nothing does),
  * then applying sends that dry run's token, so a change made meanwhile is refused (409) and nothing
- * changes; the dialog says so and offers a new preview.
+ * changes; the dialog says so and offers a new preview. On a protected version the preview becomes
+ * a change request (`Request review…`) instead.
  */
 export function PlanDialog(props: PlanDialogProps) {
   const { preview, apply } = usePlan(props.serviceId, props.versionId);
@@ -34,6 +39,9 @@ export function PlanDialog(props: PlanDialogProps) {
   const [hint, setHint] = useState<string | null>(null);
 
   const [preparing, setPreparing] = useState(false);
+  const isProtected = useVersion(props.serviceId, props.versionId).data?.protected ?? false;
+  const [reviewing, setReviewing] = useState(false);
+  const [opened, setOpened] = useState<ChangeRequest | null>(null);
 
   const runPreview = async () => {
     setPreparing(true);
@@ -55,15 +63,24 @@ export function PlanDialog(props: PlanDialogProps) {
     if (!props.opened) {
       preview.reset();
       apply.reset();
+      setOpened(null);
     }
   }, [props.opened]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const narrow = useNarrow();
   const plan = preview.data;
   const conflict = apply.isError && asProblem(apply.error).status === 409;
+  const review = isProtected && plan && plan.changes.length > 0 ? valuesOfPlan(plan) : null;
+  const done = apply.isSuccess || opened !== null;
   return (
     <Modal opened={props.opened} onClose={props.onClose} title={props.title} size="xl" fullScreen={narrow}>
       <Stack>
+        {isProtected && (
+          <Text size="sm">
+            This version is protected: what the preview shows becomes a change request that another editor or owner
+            approves.
+          </Text>
+        )}
         {props.children}
         {props.children && (
           <Group>
@@ -78,7 +95,14 @@ export function PlanDialog(props: PlanDialogProps) {
         )}
         {hint && <Alert color="yellow">{hint}</Alert>}
         {preview.isError && <ProblemAlert error={preview.error} />}
-        {plan && !apply.isSuccess && <PlanView plan={plan} caption="Changes of the preview" />}
+        {plan && !done && <PlanView plan={plan} caption="Changes of the preview" />}
+        {typeof review === 'string' && !done && <Alert color="yellow">{review}</Alert>}
+        {opened && (
+          <Text c="green" role="status">
+            Change request “{opened.title}” opened with {count(opened.changes.length, 'change')}: it applies once
+            approved.
+          </Text>
+        )}
         {apply.isSuccess && (
           <>
             <Text c="green" role="status">
@@ -91,9 +115,10 @@ export function PlanDialog(props: PlanDialogProps) {
         {conflict && <Text>Something changed since the preview: preview again to see the values as they are now.</Text>}
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>
-            {apply.isSuccess ? 'Done' : 'Cancel'}
+            {done ? 'Done' : 'Cancel'}
           </Button>
-          {plan && !apply.isSuccess && plan.changes.length > 0 && (
+          {Array.isArray(review) && !done && <Button onClick={() => setReviewing(true)}>Request review…</Button>}
+          {plan && !done && !isProtected && plan.changes.length > 0 && (
             <Button
               loading={apply.isPending}
               disabled={conflict}
@@ -107,6 +132,20 @@ export function PlanDialog(props: PlanDialogProps) {
           )}
         </Group>
       </Stack>
+      {Array.isArray(review) && (
+        <ReviewDialog
+          opened={reviewing}
+          onClose={() => setReviewing(false)}
+          serviceId={props.serviceId}
+          versionId={props.versionId}
+          values={review}
+          suggestedTitle={props.title}
+          onOpened={(request) => {
+            setReviewing(false);
+            setOpened(request);
+          }}
+        />
+      )}
     </Modal>
   );
 }

@@ -7,7 +7,7 @@ import { VersionFormDialog } from '../service/version-form-dialog';
 import { NewEntryDialog } from './new-entry-dialog';
 import { useDeleteVersion, useUpdateVersion } from './use-version';
 
-/** What only admins do on a version page: add an entry, edit or delete the version. */
+/** What only owners (and admins) do on a version page: add an entry, edit or delete the version. */
 export function VersionAdminActions({ serviceId, version }: { serviceId: string; version: Version }) {
   const [open, setOpen] = useState<'entry' | 'edit' | 'delete' | null>(null);
   const update = useUpdateVersion(serviceId, version.id);

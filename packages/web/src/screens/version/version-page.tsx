@@ -6,11 +6,15 @@ import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useReadyMark } from '../../components/ready-mark';
-import { useMayChangeValues, useService } from '../service/use-service';
-import { abilitiesOf, useMe } from '../sign-in/use-session';
+import { notifications } from '@mantine/notifications';
+import { useService, useServiceAccess } from '../service/use-service';
+import { useMe } from '../sign-in/use-session';
+import { ChangeRequestsSection } from './change-requests';
 import { ConflictDialog } from './conflict-dialog';
 import { EntryList } from './entry-list';
 import { PendingTray } from './pending-tray';
+import { ProtectionSwitch } from './protection-switch';
+import { ReviewDialog } from './review-dialog';
 import { usePendingChanges } from './pending-changes';
 import { versionRoute } from './route';
 import { useLiveEntries } from './use-live-entries';
@@ -38,8 +42,9 @@ export function VersionPage() {
   const version = useVersion(serviceId, versionId);
   const entries = useEntries(serviceId, versionId);
   const me = useMe();
-  const canAll = me.data ? abilitiesOf(me.data).canAll : false;
-  const mayChange = useMayChangeValues(serviceId, me.data);
+  const access = useServiceAccess(serviceId, me.data);
+  const manage = access.manage;
+  const [reviewing, setReviewing] = useState(false);
   const pending = usePendingChanges();
   const live = useLiveEntries(serviceId, versionId, entries.data);
   const saver = useSaveChanges(serviceId, versionId, pending, live.saving);
@@ -66,11 +71,13 @@ export function VersionPage() {
 
   if (version.isError) return <ProblemAlert error={version.error} />;
   const label = version.data?.versionLabel ?? '…';
-  const readOnlyReason = mayChange.pending
-    ? undefined
-    : !mayChange.allowed
-      ? 'You are not a member of this service, so its values are read-only for you. An admin can add you under Members.'
-      : undefined;
+  const isProtected = version.data?.protected ?? false;
+  const readOnlyReason =
+    access.pending || access.write
+      ? undefined
+      : access.role === 'viewer'
+        ? 'You are a viewer of this service, so its values are read-only for you. An owner can make you an editor under Members.'
+        : 'You are not a member of this service, so its values are read-only for you. An owner or an admin can add you under Members.';
 
   return (
     <Stack gap="md">
@@ -88,17 +95,27 @@ export function VersionPage() {
             <Badge color={live.status === 'live' ? 'green' : 'gray'} variant="dot" aria-live="polite">
               {live.status === 'live' ? 'Live' : live.status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…'}
             </Badge>
+            {version.data && <ProtectionSwitch serviceId={serviceId} version={version.data} manage={manage} />}
           </Group>
           {version.data?.description && <Text c="dimmed">{version.data.description}</Text>}
         </Stack>
-        {canAll && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
+        {manage && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
       </Group>
       {version.data && (
         <VersionTransferActions
           serviceId={serviceId}
           version={version.data}
-          canAll={canAll}
-          mayChange={mayChange.allowed}
+          mayCreate={manage}
+          mayChange={access.write}
+        />
+      )}
+      {me.data && (
+        <ChangeRequestsSection
+          serviceId={serviceId}
+          versionId={versionId}
+          me={me.data}
+          access={access}
+          isProtected={isProtected}
         />
       )}
       {readOnlyReason && (
@@ -126,7 +143,7 @@ export function VersionPage() {
       {entries.isError && <ProblemAlert error={entries.error} />}
       {entries.isSuccess && all.length === 0 && (
         <EmptyState title="No entries yet">
-          {canAll
+          {manage
             ? 'Applications register their entries when they connect with the SDK; you can also add one with New entry.'
             : 'Entries appear when the application registers this version with the SDK.'}
         </EmptyState>
@@ -145,9 +162,28 @@ export function VersionPage() {
       <PendingTray
         pending={pending}
         entriesById={entriesById}
-        onSave={saver.save}
+        onSave={isProtected ? () => setReviewing(true) : saver.save}
         saving={saver.saving}
         saveError={saver.error}
+        review={isProtected}
+      />
+      <ReviewDialog
+        opened={reviewing}
+        onClose={() => setReviewing(false)}
+        serviceId={serviceId}
+        versionId={versionId}
+        values={pending.list.map((c) => ({
+          id: c.entryId,
+          key: c.key,
+          before: c.baseRaw,
+          after: c.raw,
+          generation: c.baseGeneration,
+        }))}
+        onOpened={(request) => {
+          setReviewing(false);
+          pending.discardAll();
+          notifications.show({ color: 'green', message: `Change request “${request.title}” opened` });
+        }}
       />
       <ConflictDialog
         conflicts={saver.conflicts}

@@ -40,7 +40,8 @@ async function download(serviceId: string, version: Version, format: ConfigFileF
 export function VersionTransferActions(props: {
   serviceId: string;
   version: Version;
-  canAll: boolean;
+  /** Owners (and admins) may create the keys an import names that the version lacks. */
+  mayCreate: boolean;
   /** Restore and import change values: only for those who may (see the version page's reason). */
   mayChange: boolean;
 }) {
@@ -151,7 +152,7 @@ export function VersionTransferActions(props: {
           onChange={(e) => setFormat(e.currentTarget.value as ConfigFileFormat)}
           maw={200}
         />
-        {props.canAll && (
+        {props.mayCreate && (
           <Checkbox
             label="Create missing keys"
             description="Keys the file names that this version lacks are created with the file's types; otherwise the import names them and changes nothing."

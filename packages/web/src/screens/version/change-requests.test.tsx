@@ -1,0 +1,98 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { ChangeRequest, Me } from '@realtime-config/protocol/rest';
+import { renderInTheme } from '../../test-support/render';
+import type { ServiceAccess } from '../service/use-service';
+import { ChangeRequestCard } from './change-requests';
+
+const person = (id: string): Me => ({
+  id,
+  email: null,
+  name: id,
+  provider: 'local',
+  roles: ['developer'],
+  policies: ['canChange'],
+  permissions: ['canChange'],
+  passwordChangeRequired: false,
+});
+const editor: ServiceAccess = { pending: false, role: 'editor', canAll: false, write: true, manage: false };
+const viewer: ServiceAccess = { pending: false, role: 'viewer', canAll: false, write: false, manage: false };
+
+const request = (overrides: Partial<ChangeRequest>): ChangeRequest => ({
+  id: 'c1',
+  serviceId: 's1',
+  versionId: 'v1',
+  title: 'Longer timeout',
+  description: null,
+  status: 'open',
+  author: 'erin',
+  authorName: 'erin',
+  createdAt: '2026-11-26T09:30:00.000000Z',
+  updatedAt: '2026-11-26T09:30:00.000000Z',
+  closedBy: null,
+  requiredApprovals: 1,
+  changes: [
+    {
+      id: 'e1',
+      key: 'Payments:TimeoutSeconds',
+      rawValue: '45',
+      generation: 3,
+      currentValue: '30',
+      currentGeneration: 3,
+    },
+  ],
+  approvals: [],
+  ...overrides,
+});
+
+function buttonsOf(cr: ChangeRequest, me: Me, access: ServiceAccess): string[] {
+  const { unmount } = renderInTheme(
+    <QueryClientProvider client={new QueryClient()}>
+      <ChangeRequestCard request={cr} serviceId="s1" versionId="v1" me={me} access={access} isProtected />
+    </QueryClientProvider>,
+  );
+  const card = screen.getByRole('article', { name: cr.title });
+  const names = within(card)
+    .queryAllByRole('button')
+    .map((b) => b.textContent ?? '');
+  unmount();
+  return names;
+}
+
+describe('the steps a change request offers', () => {
+  it('lets another editor approve an open request, never its author', () => {
+    expect(buttonsOf(request({}), person('olga'), editor)).toEqual(['Approve', 'Reject']);
+    expect(buttonsOf(request({}), person('erin'), editor)).toEqual(['Reject', 'Withdraw']);
+  });
+
+  it('offers Apply once approved, and nothing twice to the same approver', () => {
+    const approved = request({
+      status: 'approved',
+      approvals: [{ userId: 'olga', userName: 'olga', approvedAt: '2026-11-26T09:41:12.000000Z' }],
+    });
+    expect(buttonsOf(approved, person('olga'), editor)).toEqual(['Apply', 'Reject']);
+  });
+
+  it('gives a viewer no step, and a closed request no step at all', () => {
+    expect(buttonsOf(request({}), person('vic'), viewer)).toEqual([]);
+    expect(buttonsOf(request({ status: 'applied' }), person('olga'), editor)).toEqual([]);
+  });
+
+  it('shows the diff, before and after, by key', () => {
+    renderInTheme(
+      <QueryClientProvider client={new QueryClient()}>
+        <ChangeRequestCard
+          request={request({})}
+          serviceId="s1"
+          versionId="v1"
+          me={person('olga')}
+          access={editor}
+          isProtected
+        />
+      </QueryClientProvider>,
+    );
+    const row = within(screen.getByRole('table', { name: 'Changes of Longer timeout' })).getAllByRole('row')[1];
+    expect(row?.textContent).toMatch(/Payments:TimeoutSeconds.*30.*45/);
+  });
+});

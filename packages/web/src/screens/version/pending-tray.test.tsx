@@ -1,0 +1,63 @@
+import { ValueType } from '@realtime-config/protocol';
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useEffect } from 'react';
+import { describe, expect, it, vi } from 'vitest';
+import type { Entry } from '@realtime-config/protocol/rest';
+import { renderInTheme } from '../../test-support/render';
+import { usePendingChanges } from './pending-changes';
+import { PendingTray } from './pending-tray';
+
+const entry: Entry = {
+  id: 'e1',
+  key: 'Payments:TimeoutSeconds',
+  name: 'Payments:TimeoutSeconds',
+  rawValue: '30',
+  valueType: ValueType.NUMBER,
+  enumDefinition: null,
+  description: null,
+  groupName: null,
+  groupDescription: null,
+  generation: 3,
+  createdAt: '2026-01-01T00:00:00.000000Z',
+  updatedAt: '2026-01-01T00:00:00.000000Z',
+  isSecret: false,
+  hasValue: true,
+};
+
+/** The tray with one edit in it, as the version page holds it. */
+function Harness({ raw, review, onSave }: { raw: string; review: boolean; onSave: () => void }) {
+  const pending = usePendingChanges();
+  const { edit } = pending;
+  useEffect(() => edit(entry, raw), [edit, raw]);
+  return (
+    <PendingTray
+      pending={pending}
+      entriesById={new Map([[entry.id, entry]])}
+      onSave={onSave}
+      saving={false}
+      saveError={null}
+      review={review}
+    />
+  );
+}
+
+describe('the pending tray of a protected version', () => {
+  it('offers Request review… instead of Save and hands the changes on', async () => {
+    const onSave = vi.fn();
+    renderInTheme(<Harness raw="45" review onSave={onSave} />);
+    const request = await screen.findByRole('button', { name: 'Request review…' });
+    expect(screen.queryByRole('button', { name: /^Save/ })).toBeNull();
+    await userEvent.click(request);
+    expect(onSave).toHaveBeenCalledOnce();
+  });
+
+  it('keeps Save on an unprotected version, and neither with a value that does not fit', async () => {
+    const { unmount } = renderInTheme(<Harness raw="45" review={false} onSave={vi.fn()} />);
+    expect(await screen.findByRole('button', { name: 'Save 1 change' })).toBeTruthy();
+    unmount();
+    renderInTheme(<Harness raw="forty" review onSave={vi.fn()} />);
+    expect(((await screen.findByRole('button', { name: 'Request review…' })) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText(/before requesting review/)).toBeTruthy();
+  });
+});
