@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,11 @@ describe.each(databaseKinds)('secret settings on %s', (kind) => {
   const SECRET = `sk_live_${randomUUID()}`;
 
   beforeAll(async () => {
-    fixture = await startFixture(kind);
+    // The embedded database makes its own master key; PostgreSQL is given one.
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
+    writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+    folders.push(path.dirname(keyFile));
+    fixture = await startFixture(kind, [`--Secrets:MasterKeyFile=${keyFile}`]);
     serviceId = await fixture.service();
     const key = async (scopes: string[]) =>
       (await fixture.admin.post(`/api/services/${serviceId}/apikeys`, { name: scopes.join('+'), scopes })).body
