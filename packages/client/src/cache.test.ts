@@ -18,6 +18,12 @@ import {
 import { paymentsSchema } from './test-support/payments-schema.js';
 import { serverProcesses, type ServerProcesses } from './test-support/server-processes.js';
 
+/**
+ * After three failed reconnect attempts in a row the wait grows (full jitter, up to 30 s), and the
+ * server is away for several of them here: the catch-up may take up to that long.
+ */
+const CATCH_UP_MS = 45_000;
+
 const folders: string[] = [];
 function cacheFileIn(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rc-cache-'));
@@ -67,7 +73,7 @@ describe.each(databaseKinds)('the cache file on %s', (kind) => {
       expect(logger.messages.warn[0]).toMatch(/starting offline from .*config-cache\.json.*ECONNREFUSED/);
 
       await processes.start();
-      await until(() => config.values.Payments.TimeoutSeconds === 99, 'the catch-up');
+      await until(() => config.values.Payments.TimeoutSeconds === 99, 'the catch-up', CATCH_UP_MS);
       await until(() => config.status === 'live', 'status live');
       expect(statuses).toEqual(['live']);
       expect(config.values.Payments.Provider).toBe('cached');
@@ -78,7 +84,7 @@ describe.each(databaseKinds)('the cache file on %s', (kind) => {
     } finally {
       await config.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('starting without a server', () => {

@@ -29,7 +29,9 @@ export interface ConnectOptions<S extends ConfigSchema> {
   readonly schema: S;
   /**
    * Milliseconds to wait before each reconnect after the stream drops (and between attempts while
-   * starting). Reconnects are never later than this: no back-off is added.
+   * starting): this ± a random 20 % for the first three attempts in a row, then a random time up
+   * to min(30 s, pollingInterval × 2^attempt), so a fleet does not reconnect in lock-step after a
+   * server restart. A server at its stream limit names its own wait (`retry-after-ms`); that wins.
    * @default 5000
    */
   readonly pollingInterval?: number;
@@ -77,6 +79,18 @@ export interface ConnectOptions<S extends ConfigSchema> {
    * @default undefined (the system's trusted certificate authorities)
    */
   readonly tls?: Pick<SecureClientSessionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
+  /**
+   * How this process is named among the instances of its version (the console's `Instances`
+   * section, `GET /api/configversions/{serviceId}/{versionId}/instances`), sent as `x-rc-instance-id`
+   * with every call. Keep it stable for the life of the process, e.g. a pod name.
+   * @default `<hostname>:<pid>`
+   */
+  readonly instanceId?: string;
+  /**
+   * Labels shown with this instance (region, zone, build, …), sent as `x-rc-labels`.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /**

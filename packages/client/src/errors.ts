@@ -42,6 +42,8 @@ export interface ConfigErrorOptions {
   readonly key?: string | undefined;
   /** The underlying error (a `ConnectError`, a file-system error, a Standard Schema failure …). */
   readonly cause?: unknown;
+  /** How long the server asked the client to wait before trying again, in milliseconds. */
+  readonly retryAfterMs?: number | undefined;
 }
 
 /**
@@ -64,10 +66,16 @@ export class ConfigError extends Error {
   readonly code: ConfigErrorCode;
   /** The key (`Group:Name`) the error is about, when it is about one. */
   readonly key: string | undefined;
+  /**
+   * How long the server asked to wait before trying again (its `retry-after-ms`, sent when it is at
+   * its stream limit), in milliseconds; the SDK's reconnects wait at least this long.
+   */
+  readonly retryAfterMs: number | undefined;
 
   constructor(code: ConfigErrorCode, message: string, options: ConfigErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.key = options.key;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }

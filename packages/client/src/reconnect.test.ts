@@ -4,6 +4,12 @@ import { databaseKinds, recordingLogger, setValues, until, versionIdOf } from '.
 import { paymentsSchema, type PaymentsSchema } from './test-support/payments-schema.js';
 import { serverProcesses, type ServerProcesses } from './test-support/server-processes.js';
 
+/**
+ * After three failed reconnect attempts in a row the wait grows (full jitter, up to 30 s), and the
+ * server is away for several of them here: the catch-up may take up to that long.
+ */
+const CATCH_UP_MS = 45_000;
+
 const POLLING_INTERVAL_MS = 200;
 
 describe.each(databaseKinds)('restarts of the server on %s', (kind) => {
@@ -57,7 +63,7 @@ describe.each(databaseKinds)('restarts of the server on %s', (kind) => {
 
         const back = await processes.start();
         const attemptsBefore = logger.messages.debug.length;
-        await until(() => config.values.Payments.TimeoutSeconds === 60, 'the catch-up');
+        await until(() => config.values.Payments.TimeoutSeconds === 60, 'the catch-up', CATCH_UP_MS);
         // The first attempt that starts after the server listens succeeds: no back-off of a
         // library keeps failing calls to a server that is back.
         expect(logger.messages.debug.length).toBeLessThanOrEqual(attemptsBefore + 1);
@@ -81,5 +87,6 @@ describe.each(databaseKinds)('restarts of the server on %s', (kind) => {
         await config.close();
       }
     },
+    120_000,
   );
 });

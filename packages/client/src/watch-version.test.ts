@@ -14,6 +14,12 @@ import {
 import { paymentsSchema } from './test-support/payments-schema.js';
 import { serverProcesses, type ServerProcesses } from './test-support/server-processes.js';
 
+/**
+ * After three failed reconnect attempts in a row the wait grows (full jitter, up to 30 s), and the
+ * server is away for several of them here: the catch-up may take up to that long.
+ */
+const CATCH_UP_MS = 45_000;
+
 /** Runs a watch in the background, keeping every batch, status and the way it ended. */
 function record(iterable: AsyncIterable<WatchedChange[]>) {
   const batches: WatchedChange[][] = [];
@@ -87,7 +93,7 @@ describe.each(databaseKinds)('watchVersion across server restarts on %s', (kind)
     await processes.stop(elsewhere);
 
     const back = await processes.start();
-    await until(has('Payments:Retries=[9]'), 'the catch-up');
+    await until(has('Payments:Retries=[9]'), 'the catch-up', CATCH_UP_MS);
     const backAdmin = await processes.admin(back);
     await setValues(backAdmin, serviceId, versionId, { 'Payments:Provider': 'after' });
     await until(has('Payments:Provider=after'), 'the change after the restart');
@@ -113,7 +119,7 @@ describe.each(databaseKinds)('watchVersion across server restarts on %s', (kind)
     await watch.done;
     expect(watch.ended).toEqual({}); // an abort ends the iteration without an error
     await until(async () => (await openSubscriptions(backAdmin)) === 0, 'no stream left on the server');
-  });
+  }, 120_000);
 });
 
 describe('watchVersion with Grpc:RequireAuthentication=true', () => {

@@ -6,19 +6,20 @@ import { resolveWatchOptions } from './internal/options.js';
 import { microsFromTimestamp, valueTypeName, type SubscriptionEvent } from './internal/protocol.js';
 import { isPermanent, Rpc } from './internal/rpc.js';
 import { sleep } from './internal/sleep.js';
+import { delayAfter } from './reconnect.js';
 
 /** The state of a {@link watchVersion} stream, as `onStatus` reports it. */
 export type WatchStatus = 'live' | 'reconnecting';
 
 /**
  * Options of {@link watchVersion}. The connection options (`url`, `serviceId`, `pollingInterval`,
- * `apiKey`, `token`, `signal`, `logger`, `tls`) mean what they mean for `connect`; aborting
+ * `apiKey`, `token`, `signal`, `logger`, `tls`, `instanceId`, `labels`) mean what they mean for `connect`; aborting
  * `signal` ends the iteration without an error, and `logger.warn` hears of each lost stream once
  * per outage and cause.
  */
 export interface WatchOptions extends Pick<
   ConnectOptions<ConfigSchema>,
-  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls'
+  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls' | 'instanceId' | 'labels'
 > {
   /** The id (UUID) of the version to follow (not its label: watching registers nothing). */
   readonly versionId: string;
@@ -111,12 +112,16 @@ export function watchVersion(options: WatchOptions): AsyncIterable<WatchedChange
       const rpc = new Rpc(resolved);
       let after = resolved.after;
       let lastReported: string | undefined;
+      /** Attempts in a row that did not open the stream: the wait grows with them. */
+      let failedAttempts = 0;
       const onOpen = (): void => {
         lastReported = undefined;
+        failedAttempts = 0;
         report('live');
       };
       try {
         while (!stop.signal.aborted) {
+          let retryAfterMs: number | undefined;
           try {
             const request = { serviceId: resolved.serviceId, versionId: resolved.versionId, after };
             for await (const event of subscribeEvents(rpc, request, stop.signal, onOpen)) {
@@ -130,14 +135,18 @@ export function watchVersion(options: WatchOptions): AsyncIterable<WatchedChange
             if (stop.signal.aborted) break;
             const lost = error instanceof ConfigError ? error : new ConfigError('INTERNAL', String(error));
             if (isPermanent(lost)) throw lost;
+            retryAfterMs = lost.retryAfterMs;
             // One report per outage and cause, not one per attempt.
             if (lost.message !== lastReported) {
               if (lastReported === undefined) report('reconnecting', lost);
               lastReported = lost.message;
-              resolved.logger.warn(`realtime-config: ${lost.message}; reconnecting in ${resolved.pollingInterval} ms`);
+              resolved.logger.warn(
+                `realtime-config: ${lost.message}; reconnecting in about ${resolved.pollingInterval} ms`,
+              );
             }
           }
-          await sleep(resolved.pollingInterval, stop.signal);
+          failedAttempts++;
+          await sleep(delayAfter(retryAfterMs, failedAttempts, resolved.pollingInterval, Math.random), stop.signal);
         }
       } finally {
         resolved.signal?.removeEventListener('abort', abort);

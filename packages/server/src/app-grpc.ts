@@ -10,6 +10,7 @@ import {
   createGrpcGateway,
   CredentialRechecks,
   Subscriptions,
+  type StreamPresence,
   VersionSnapshots,
 } from './features/realtime/index.js';
 import { VersionRegistration } from './features/versions/index.js';
@@ -42,6 +43,8 @@ export interface GrpcParts {
   readonly isStarted: () => boolean;
   /** Where everything that is not an RPC goes: the REST API and the console. */
   readonly fallback: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+  /** Who is connected: every stream opened here is registered there. */
+  readonly presence: StreamPresence;
 }
 
 /**
@@ -53,12 +56,16 @@ export function composeGrpc(parts: GrpcParts) {
   const rechecks = new CredentialRechecks(CREDENTIAL_RECHECK_MS, logger);
   const subscriptions = new Subscriptions(uow, hub, {
     rechecks,
+    presence: parts.presence,
+    maxStreams: config.server.maxStreams,
     metrics: {
       onDelivered: (events) => metrics.eventsDelivered.inc(events),
       onDropped: () => metrics.subscribersDropped.inc(),
+      onRefused: () => metrics.streamsRefused.inc(),
     },
   });
   metrics.countOpenSubscriptionsWith(() => subscriptions.count);
+  metrics.countConnectedInstancesWith(() => parts.presence.counts());
   const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
   const authorizer = createGrpcAuthorizer({
     required: config.grpc.requireAuthentication,

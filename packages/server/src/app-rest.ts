@@ -20,6 +20,7 @@ import { ChangeRequestCommands, ChangeRequestQueries, changeRequestRoutes } from
 import { EntryCommands, EntryPlans, EntryQueries, entryRoutes, secretRoutes } from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
+import { FleetQueries, fleetRoutes, type StreamPresence } from './features/realtime/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
@@ -43,6 +44,8 @@ export interface RestApiParts {
   readonly ping: () => Promise<void>;
   /** Seals and fingerprints secret values. */
   readonly cipher: SecretCipher;
+  /** The open change streams of every server instance (the instances route). */
+  readonly presence: StreamPresence;
 }
 
 /**
@@ -123,6 +126,7 @@ export async function composeRestApi(parts: RestApiParts) {
     requiredApprovals: config.versions.requiredApprovals,
     cipher: parts.cipher,
   });
+  await fastify.register(fleetRoutes, { queries: new FleetQueries(uow, parts.presence) });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow), cipher: parts.cipher });
   await fastify.register(apiKeyRoutes, { apiKeys });
   await fastify.register(tokenRoutes, { tokens, maxLifetimeDays: config.tokens.maxLifetimeDays });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   Http2ServerRequest,
@@ -23,6 +24,7 @@ import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
 import { createAuthProvider, createSessionIdentityReader, type ClaimSettings } from './features/auth/index.js';
 import { createMetrics, type Metrics } from './features/ops/index.js';
+import { StreamPresence } from './features/realtime/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { AppError } from './platform/errors.js';
@@ -127,6 +129,13 @@ export async function composeApp(
     authorization: config.authorization,
   };
   const authProvider = createAuthProvider({ config, uow, clock, ids, logger, claimSettings });
+  const presence = new StreamPresence({
+    serverInstance: `${hostname().slice(0, 60)}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    clock,
+    // With SQLite there is one server instance: its streams are all there are.
+    store: config.database.url ? uow.read.presence : null,
+    logger,
+  });
 
   const rest = await composeRestApi({
     config,
@@ -142,6 +151,7 @@ export async function composeApp(
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
     ping: () => database.ping(),
     cipher: secretKeys,
+    presence,
   });
   const { fastify, sessionStore, signer, yamlWorkers } = rest;
   const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
@@ -157,6 +167,7 @@ export async function composeApp(
     isStarted: () => lifecycle.started,
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
     fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
+    presence,
   });
 
   if (!config.grpc.requireAuthentication) {
@@ -188,6 +199,7 @@ export async function composeApp(
     }
     await authProvider.start();
     await feed.start();
+    presence.start();
   };
   let starting: Promise<void> | undefined;
 
@@ -231,6 +243,7 @@ export async function composeApp(
       await starting?.catch(() => undefined);
       rechecks.close();
       snapshots.close();
+      await presence.stop();
       await authProvider.close();
       clearInterval(purgeTimer);
       await fastify.close();

@@ -94,7 +94,7 @@ export function watchCommand(program: Command, globals: () => GlobalOptions): vo
           if (status === 'live') ctx.out.note(`Watching ${service.name} ${version.versionLabel} (Ctrl-C ends).`);
           else
             ctx.out.note(
-              `Stream interrupted (${cause?.message ?? 'unknown cause'}); reconnecting in ${RECONNECT_MS / 1000} s.`,
+              `Stream interrupted (${cause?.message ?? 'unknown cause'}); reconnecting in about ${RECONNECT_MS / 1000} s.`,
             );
         },
       });

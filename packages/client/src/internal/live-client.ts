@@ -6,6 +6,7 @@ import { ConfigState, type Applied, type RemoteEntry, type ValueChange } from '.
 import { Listeners } from './listeners.js';
 import type { ResolvedOptions } from './options.js';
 import { isPermanent, Rpc } from './rpc.js';
+import { delayAfter } from '../reconnect.js';
 import { sleep } from './sleep.js';
 
 type Values = Readonly<Record<string, unknown>>;
@@ -30,6 +31,8 @@ export class LiveClient {
   private currentStatus: ConfigStatus = 'offline';
   private currentVersionId = '';
   private lastReported: string | undefined;
+  /** Reconnect attempts in a row that did not open the stream (the wait grows with it). */
+  private failedAttempts = 0;
   private loop: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private readonly onAbort = (): void => void this.close();
@@ -131,7 +134,8 @@ export class LiveClient {
         attempts.push(timedOut ? `an attempt still running after ${startupTimeout} ms` : attempt.message);
         if (!timedOut) failure = attempt;
         if (isPermanent(attempt)) break;
-        await sleep(this.options.pollingInterval, deadline);
+        const wait = delayAfter(attempt.retryAfterMs, attempts.length, this.options.pollingInterval, Math.random);
+        await sleep(wait, deadline);
       }
     }
     if (this.closer.signal.aborted) return this.abandon(signal?.reason);
@@ -162,11 +166,12 @@ export class LiveClient {
     throw new ConfigError('ABORTED', 'connect(): aborted by options.signal', { cause: reason });
   }
 
-  /** The change stream for as long as the client is open: reconnect after `pollingInterval`, from the last timestamp. */
+  /** The change stream for as long as the client is open: reconnect after `pollingInterval` (jittered), from the last timestamp. */
   private async follow(): Promise<void> {
     const signal = this.closer.signal;
     let register = false;
     while (!signal.aborted) {
+      let retryAfterMs: number | undefined;
       try {
         if (register) {
           this.useVersion(await registerAndLoad(this.rpc, this.options, this.state.plan, signal), true);
@@ -185,15 +190,18 @@ export class LiveClient {
           error instanceof ConfigError ? error : new ConfigError('INTERNAL', String(error), { cause: error });
         // The version is gone (deleted): register again after the wait, as a restarted application would.
         if (lost.code === 'NOT_FOUND') register = true;
+        retryAfterMs = lost.retryAfterMs;
         this.onLost(lost);
       }
-      await sleep(this.options.pollingInterval, signal);
+      this.failedAttempts++;
+      await sleep(delayAfter(retryAfterMs, this.failedAttempts, this.options.pollingInterval, Math.random), signal);
       if (!signal.aborted) this.options.logger.debug(`realtime-config: reconnecting to ${this.options.url}`);
     }
   }
 
   private onOpen(): void {
     this.lastReported = undefined;
+    this.failedAttempts = 0;
     if (this.currentStatus === 'live') return;
     this.options.logger.info(`realtime-config: live (version ${this.currentVersionId})`);
     this.setStatus('live');

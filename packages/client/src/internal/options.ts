@@ -4,6 +4,7 @@ import type { WatchOptions } from '../watch-version.js';
 import { ConfigError } from '../errors.js';
 import type { ConfigLogger } from '../live-config.js';
 import type { ConfigSchema } from '../schema.js';
+import { defaultInstanceId, metadataHeaders } from './metadata.js';
 import type { CredentialSource, TlsSettings } from './rpc.js';
 
 /** ConnectOptions checked once, with every default filled in. */
@@ -21,6 +22,8 @@ export interface ResolvedOptions {
   readonly signal: AbortSignal | undefined;
   readonly logger: Required<ConfigLogger>;
   readonly tls: TlsSettings | undefined;
+  /** The x-rc-* headers: instance id, SDK, labels. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_POLLING_INTERVAL_MS = 5000;
@@ -41,6 +44,8 @@ const KNOWN = new Set([
   'signal',
   'logger',
   'tls',
+  'instanceId',
+  'labels',
 ]);
 const TLS_KNOWN = new Set(['ca', 'cert', 'key', 'servername', 'rejectUnauthorized']);
 
@@ -124,7 +129,7 @@ function resolveTls(tls: unknown, url: string, fail: Fail): TlsSettings | undefi
 /** The options `connect` and `watchVersion` share. */
 type CommonOptions = Pick<
   ConnectOptions<ConfigSchema>,
-  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls'
+  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls' | 'instanceId' | 'labels'
 >;
 
 interface ResolvedCommon {
@@ -135,6 +140,33 @@ interface ResolvedCommon {
   readonly signal: AbortSignal | undefined;
   readonly logger: Required<ConfigLogger>;
   readonly tls: TlsSettings | undefined;
+  /** The x-rc-* headers: instance id, SDK, labels. */
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+const MAX_INSTANCE_ID_CHARS = 200;
+
+function resolveMetadata(options: CommonOptions, fail: Fail): Record<string, string> {
+  const { instanceId, labels } = options;
+  if (
+    instanceId !== undefined &&
+    (typeof instanceId !== 'string' ||
+      instanceId === '' ||
+      instanceId.length > MAX_INSTANCE_ID_CHARS ||
+      /[^\x20-\x7e]/.test(instanceId))
+  ) {
+    fail(`options.instanceId must be 1 to ${MAX_INSTANCE_ID_CHARS} printable ASCII characters`);
+  }
+  if (labels !== undefined) {
+    if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
+      fail('options.labels must be an object of strings');
+    }
+    for (const [key, value] of Object.entries(labels)) {
+      if (key === '') fail('options.labels: a key is empty');
+      if (typeof value !== 'string') fail(`options.labels.${key} must be a string`);
+    }
+  }
+  return metadataHeaders(instanceId ?? defaultInstanceId(), labels ?? {});
 }
 
 function resolveCommon(options: CommonOptions, known: ReadonlySet<string>, fail: Fail): ResolvedCommon {
@@ -161,6 +193,7 @@ function resolveCommon(options: CommonOptions, known: ReadonlySet<string>, fail:
     signal,
     logger: resolveLogger(options.logger, fail),
     tls: resolveTls(options.tls, url, fail),
+    metadata: resolveMetadata(options, fail),
   };
 }
 
@@ -183,6 +216,7 @@ export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedO
   }
   return {
     ...common,
+    headers: common.metadata,
     version,
     schema: options.schema,
     startupTimeout: milliseconds(options.startupTimeout, 'startupTimeout', DEFAULT_STARTUP_TIMEOUT_MS, 1, fail),
@@ -212,6 +246,8 @@ const WATCH_KNOWN = new Set([
   'logger',
   'tls',
   'onStatus',
+  'instanceId',
+  'labels',
 ]);
 const failWatch = failIn('watchVersion');
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/i;
@@ -242,6 +278,6 @@ export function resolveWatchOptions(options: WatchOptions): ResolvedWatchOptions
     ...common,
     versionId: versionId.toLowerCase(),
     after: since === undefined ? undefined : since.getTime() * 1000,
-    headers: given,
+    headers: { ...common.metadata, ...given },
   };
 }

@@ -140,14 +140,18 @@ export function isPermanent(error: ConfigError): boolean {
 
 /** Any failure of a call as a ConfigError naming what was tried; network failures are UNAVAILABLE. */
 export function callError(error: unknown, what: string): ConfigError {
-  if (error instanceof ConfigError) return new ConfigError(error.code, `${what}: ${error.message}`, { cause: error });
+  if (error instanceof ConfigError) {
+    return new ConfigError(error.code, `${what}: ${error.message}`, { cause: error, retryAfterMs: error.retryAfterMs });
+  }
   if (error instanceof ConnectError) {
+    const retryAfter = Number(error.metadata.get('retry-after-ms') ?? Number.NaN);
     // A Node error underneath (TLS verification, socket) means the server was not reached.
     const networkFailure = typeof (error.cause as { code?: unknown } | undefined)?.code === 'string';
     const code = networkFailure ? 'UNAVAILABLE' : (CODES[error.code] ?? 'UNAVAILABLE');
     const unimplemented = error.code === Code.Unimplemented ? ' (is this a realtime configuration server?)' : '';
     return new ConfigError(code, `${what}: ${error.rawMessage} [${Code[error.code]}]${unimplemented}`, {
       cause: error,
+      retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
     });
   }
   const reason = error instanceof Error ? error.message : String(error);

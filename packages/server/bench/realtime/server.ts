@@ -128,6 +128,8 @@ export interface ServerProcess {
   /** process.memoryUsage() inside the server right after a full garbage collection. */
   memoryAfterGc(): Promise<NodeJS.MemoryUsage>;
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown, no goodbye to its clients; resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -137,12 +139,14 @@ export interface StartOptions {
   readonly adminPassword: string;
   /** Extra node flags, e.g. --cpu-prof; BENCH_SERVER_NODE_FLAGS adds more. */
   readonly nodeFlags?: readonly string[];
+  /** A port to listen on (a restart on the port its clients know); a free one by default. */
+  readonly port?: number;
 }
 
 /** Starts one instance on a free loopback port and waits until it is ready (/readyz: connected to its database). */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
   ensureBuilt();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const cwd = mkdtempSync(path.join(tmpdir(), 'rc-bench-rt-cwd-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.includes('__')));
   const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
@@ -241,6 +245,11 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     output: () => output,
     memoryAfterGc,
     stop,
+    async kill() {
+      if (running()) child.kill('SIGKILL');
+      await exited;
+      await stop();
+    },
   };
 }
 

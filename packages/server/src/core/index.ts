@@ -46,6 +46,7 @@ export {
 export type { Page } from './page.js';
 export { memberIdsOf, requireServiceAccess, roleIn, type RoleLookup, type ServiceAction } from './service-access.js';
 export type { PersonalTokenRecord, PersonalTokenStore } from './personal-tokens.js';
+export type { PresenceRecord, PresenceStore } from './presence.js';
 export {
   SERVICE_ROLES,
   type MemberRecord,

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { accessMigration } from './migrations/access.js';
 import { secretsMigration } from './migrations/secrets.js';
+import { streamPresenceMigration } from './migrations/stream-presence.js';
 import type { Dialect } from './schema.js';
 import { serviceNameKey } from './service-name-key.js';
 
@@ -354,6 +355,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0006-audit-entry-columns': auditEntryColumns(),
         '0007-version-size': versionSize(dialect),
         '0008-access': accessMigration(dialect),
+        '0009-stream-presence': streamPresenceMigration(dialect),
         '0010-secrets': secretsMigration(dialect),
       }),
   };

@@ -183,7 +183,27 @@ export interface ChangeRequestApprovalsTable {
   approved_at: number;
 }
 
+/** An open change stream of a server instance on a shared database (core/presence.ts). */
+export interface StreamPresenceTable {
+  server_instance: string;
+  stream_no: number;
+  service_id: string;
+  version_id: string;
+  instance_id: string | null;
+  sdk: string | null;
+  user_agent: string | null;
+  address: string | null;
+  /** JSON: [[key, value], …]. */
+  labels: string;
+  connected_at: number;
+  /** The timestamp the client resumed from: it had every change up to it. */
+  resumed_from: number;
+  last_event: number | null;
+  heartbeat: number;
+}
+
 export interface DatabaseSchema {
+  stream_presence: StreamPresenceTable;
   personal_tokens: PersonalTokensTable;
   change_requests: ChangeRequestsTable;
   change_request_approvals: ChangeRequestApprovalsTable;

@@ -8,6 +8,7 @@ import { createAuditStore } from './stores/audit-store.js';
 import { createChangeRequestStore } from './stores/change-request-store.js';
 import { createEntryStore } from './stores/entry-store.js';
 import { createPersonalTokenStore } from './stores/personal-token-store.js';
+import { createPresenceStore } from './stores/presence-store.js';
 import { createSamlStateStore } from './stores/saml-state-store.js';
 import { createSecretStore } from './stores/secret-store.js';
 import { createServiceStore } from './stores/service-store.js';
@@ -30,6 +31,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
     secrets: createSecretStore(db, cipher),
+    presence: createPresenceStore(db),
   };
 }
 

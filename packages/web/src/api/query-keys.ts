@@ -19,6 +19,8 @@ export const queryKeys = {
     detail: (serviceId: string, versionId: string) => ['services', serviceId, 'versions', versionId] as const,
     entries: (serviceId: string, versionId: string) =>
       ['services', serviceId, 'versions', versionId, 'entries'] as const,
+    instances: (serviceId: string, versionId: string) =>
+      ['services', serviceId, 'versions', versionId, 'instances'] as const,
     history: (serviceId: string, versionId: string, entryId: string) =>
       ['services', serviceId, 'versions', versionId, 'history', entryId] as const,
     changeRequests: (serviceId: string, versionId: string) =>

@@ -5,6 +5,8 @@ import { bearerHeaders } from '../api/auth-token';
 
 const bearer: Interceptor = (next) => (request) => {
   for (const [name, value] of Object.entries(bearerHeaders())) request.header.set(name, value);
+  // Among a version's instances the console's own stream is shown as the console.
+  request.header.set('x-rc-sdk', 'realtime-config-console');
   return next(request);
 };
 

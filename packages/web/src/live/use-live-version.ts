@@ -1,4 +1,5 @@
 import type { SubscriptionEvent_ConfigEvent } from '@realtime-config/protocol';
+import { nextDelay } from '@realtime-config/client/reconnect';
 import { microsFromTimestamp, timestampFromMicros } from '@realtime-config/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { liveClient } from './live-transport';
@@ -13,6 +14,7 @@ export function isoToMicros(iso: string): number {
   return Date.parse(`${match[1]}Z`) * 1000 + Number(fraction);
 }
 
+/** About this long between reconnects (± 20 %, then growing: nextDelay), so consoles do not return in lock-step. */
 const RECONNECT_DELAY_MS = 2000;
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
@@ -48,11 +50,17 @@ export function useLiveVersion(
     if (!ready) return;
     const abort = new AbortController();
     void (async () => {
+      let failedAttempts = 0;
       while (!abort.signal.aborted) {
         try {
           const stream = liveClient.startSubscribe(
             { serviceId, versionId, timestamp: timestampFromMicros(since.current) },
-            { signal: abort.signal },
+            {
+              signal: abort.signal,
+              onHeader: () => {
+                failedAttempts = 0; // the stream opened
+              },
+            },
           );
           setStatus('live');
           for await (const message of stream) {
@@ -66,7 +74,8 @@ export function useLiveVersion(
         }
         if (abort.signal.aborted) break;
         setStatus('reconnecting');
-        await wait(RECONNECT_DELAY_MS, abort.signal);
+        failedAttempts++;
+        await wait(nextDelay(failedAttempts, RECONNECT_DELAY_MS, Math.random), abort.signal);
       }
     })();
     return () => abort.abort();

@@ -3678,6 +3678,88 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/configversions/{serviceId}/{versionId}/instances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The instances connected to a version (open StartSubscribe streams) and whether each is up to date */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              instances: components['schemas']['Instance'][];
+              latestTimestamp: string | null;
+              total: number;
+              upToDate: number;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auditlogs/search': {
     parameters: {
       query?: never;
@@ -4414,6 +4496,26 @@ export interface components {
          */
         approvedAt: string;
       }[];
+    };
+    Instance: {
+      instanceId: string | null;
+      sdk: string | null;
+      userAgent: string | null;
+      address: string | null;
+      /** @description x-rc-labels of the stream */
+      labels: {
+        [key: string]: string;
+      };
+      /** @description The server instance holding the stream */
+      serverInstance: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      connectedAt: string;
+      lastEventTimestamp: string | null;
+      /** @description No change of the version is newer than what the stream has */
+      upToDate: boolean;
     };
     AuditRecord: {
       /**

@@ -9,8 +9,12 @@ export interface Metrics {
   readonly grpcCalls: Counter<'method' | 'path'>;
   /** Tells the open-subscriptions gauge where to read its value at scrape time. */
   countOpenSubscriptionsWith(source: () => number): void;
+  /** Tells the connected-instances gauge where to read its series (versions with open streams) at scrape time. */
+  countConnectedInstancesWith(source: () => Iterable<{ serviceId: string; versionId: string; count: number }>): void;
   readonly eventsDelivered: Counter;
   readonly subscribersDropped: Counter;
+  /** New change streams refused at Server:MaxStreams. */
+  readonly streamsRefused: Counter;
   readonly changesReceived: Counter;
   /** Connections the listener closed to make room or because they sat idle, by reason. */
   readonly connectionsEvicted: Counter<'reason'>;
@@ -25,6 +29,19 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
   let openSubscriptions = (): number => 0;
   let openConnections = (): number => 0;
+  let connectedInstances = (): Iterable<{ serviceId: string; versionId: string; count: number }> => [];
+  new Gauge({
+    name: 'realtime_connected_instances',
+    help: 'StartSubscribe streams open on this instance, by service and version id (a series only while the version has open streams)',
+    labelNames: ['service', 'version'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { serviceId, versionId, count } of connectedInstances()) {
+        this.set({ service: serviceId, version: versionId }, count);
+      }
+    },
+  });
   new Gauge({
     name: 'realtime_open_connections',
     help: 'TCP connections open on the listener',
@@ -44,6 +61,9 @@ export function createMetrics(): Metrics {
   return {
     countOpenSubscriptionsWith(source) {
       openSubscriptions = source;
+    },
+    countConnectedInstancesWith(source) {
+      connectedInstances = source;
     },
     countOpenConnectionsWith(source) {
       openConnections = source;
@@ -69,6 +89,11 @@ export function createMetrics(): Metrics {
     eventsDelivered: new Counter({
       name: 'realtime_events_delivered_total',
       help: 'Config events written to subscriber streams (one per entry per subscriber)',
+      registers: [registry],
+    }),
+    streamsRefused: new Counter({
+      name: 'realtime_streams_refused_total',
+      help: 'New change streams refused with RESOURCE_EXHAUSTED at Server:MaxStreams',
       registers: [registry],
     }),
     subscribersDropped: new Counter({

@@ -1,11 +1,15 @@
 import type { Code } from '@connectrpc/connect';
-import { ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { ConnectError, createContextKey, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '../../protocol.js';
 import type { ConfigCalls } from './config-calls.js';
 import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
+import { streamClientOf } from './stream-client.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
+
+/** The peer address of a call's connection; the gateway sets it (Connect-ES does not carry it). */
+export const peerAddressKey = createContextKey<string | undefined>(undefined, { description: 'peer address' });
 
 export interface ConfigRpcDependencies {
   readonly calls: ConfigCalls;
@@ -57,6 +61,11 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
 
       async *startSubscribe(request, context): AsyncGenerator<SubscriptionEvent> {
         const parsed = await guard(() => calls.subscribeRequest(request, credentialsOf(context)));
+        const client = await guard(() =>
+          Promise.resolve(
+            streamClientOf((name) => context.requestHeader.get(name) ?? undefined, context.values.get(peerAddressKey)),
+          ),
+        );
         const queue = new BatchQueue(deps.maxBufferedBytes);
         // Listen before the backfill is read: a client gone meanwhile must still end its subscription.
         const onAbort = (): void => queue.finish(null);
@@ -70,6 +79,7 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
               parsed.afterTimestamp,
               queue,
               { key: parsed.credentialKey, recheck: parsed.recheck },
+              client,
               audienceOf(parsed.withSecrets),
             ),
           );

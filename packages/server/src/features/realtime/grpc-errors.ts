@@ -12,7 +12,9 @@ interface Logger {
 export function toConnectError(error: unknown, logger: Logger): ConnectError {
   if (error instanceof ConnectError) return error;
   if (error instanceof AppError && error.code !== 'INTERNAL') {
-    return new ConnectError(error.message, errorTable[error.code].grpcCode as Code);
+    const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
+    const metadata = typeof retryAfterMs === 'number' ? { 'retry-after-ms': String(retryAfterMs) } : undefined;
+    return new ConnectError(error.message, errorTable[error.code].grpcCode as Code, metadata);
   }
   logger.error({ err: error }, 'gRPC call failed');
   return new ConnectError('An unexpected error occurred. It has been logged.', Code.Internal);

@@ -3,7 +3,8 @@ import type http2 from 'node:http2';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '../../protocol.js';
 import type { Metrics } from '../ops/index.js';
-import { configRpcRoutes, type ConfigRpcDependencies } from './config-rpc.js';
+import { createContextValues } from '@connectrpc/connect';
+import { configRpcRoutes, peerAddressKey, type ConfigRpcDependencies } from './config-rpc.js';
 import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';
 import { isNativeGrpc } from './native-grpc.js';
 import { serveNativeSubscribe } from './native-subscribe.js';
@@ -57,6 +58,7 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
     routes: configRpcRoutes(options),
     fallback: (req, res) => options.fallback(req, res as unknown as AnyResponse),
     shutdownSignal: shutdownController.signal,
+    contextValues: (req) => createContextValues().set(peerAddressKey, req.socket.remoteAddress),
     // Before and after decompression, on every protocol Connect-ES serves.
     readMaxBytes: options.maxReceiveMessageBytes,
     grpc: true,

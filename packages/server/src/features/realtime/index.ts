@@ -1,7 +1,10 @@
-/** The change feed and hub, the gRPC service (native and Connect-ES), subscriptions and snapshots. */
+/** The change feed and hub, the gRPC service (native and Connect-ES), subscriptions and snapshots, who is connected. */
 export { ConfigCalls } from './config-calls.js';
 export { CredentialRechecks } from './credential-rechecks.js';
+export { FleetQueries } from './fleet-queries.js';
+export { fleetRoutes } from './fleet-routes.js';
 export { createGrpcAuthorizer } from './grpc-authorizer.js';
 export { createGrpcGateway } from './grpc-gateway.js';
+export { StreamPresence } from './presence.js';
 export { Subscriptions } from './subscriptions.js';
 export { VersionSnapshots } from './version-snapshots.js';

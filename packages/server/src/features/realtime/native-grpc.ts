@@ -40,6 +40,10 @@ export function grpcFrame(message: Uint8Array): Uint8Array {
 /** How long a client that is refused mid-request gets to read the answer before its stream is reset. */
 const ABANDONED_REQUEST_RESET_MS = 1000;
 
+/** The trailers of a call that ends well: one object for every call. */
+const OK_TRAILERS: http2.OutgoingHttpHeaders = Object.freeze({ 'grpc-status': '0' });
+const ignore = (): void => undefined;
+
 export class NativeGrpcCall {
   private headersSent = false;
   private finished = false;
@@ -47,7 +51,7 @@ export class NativeGrpcCall {
   private requestAbandoned = false;
   private chunks: Buffer[] | null = [];
   private size = 0;
-  private trailers: http2.OutgoingHttpHeaders = { 'grpc-status': '0' };
+  private trailers: http2.OutgoingHttpHeaders = OK_TRAILERS;
   private onRequest: ((body: Buffer) => void) | null = null;
 
   constructor(
@@ -57,7 +61,7 @@ export class NativeGrpcCall {
     private readonly requestEncoding?: string | string[],
   ) {
     stream.on('wantTrailers', () => stream.sendTrailers(this.trailers));
-    stream.on('error', () => undefined); // a reset by the peer ends the call through 'close'
+    stream.on('error', ignore); // a reset by the peer ends the call through 'close'
   }
 
   get isFinished(): boolean {
@@ -155,12 +159,13 @@ export class NativeGrpcCall {
   }
 
   /** Ends the call with a status; before any message this is a trailers-only answer. */
-  finish(code: ErrorCode | 'OK', message?: string): void {
+  finish(code: ErrorCode | 'OK', message?: string, metadata: http2.OutgoingHttpHeaders = {}): void {
     if (this.finished) return;
     this.finished = true;
     if (this.stream.destroyed || this.stream.closed) return;
     const status = code === 'OK' ? '0' : String(errorTable[code].grpcCode);
     const statusHeaders: http2.OutgoingHttpHeaders = {
+      ...metadata,
       'grpc-status': status,
       ...(message !== undefined ? { 'grpc-message': encodeGrpcMessage(message) } : {}),
     };

@@ -4,7 +4,8 @@ import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
 import { NativeGrpcCall } from './native-grpc.js';
-import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';
+import { streamClientOf } from './stream-client.js';
+import { StreamLimitError, type Subscription, type SubscriberSink, type Subscriptions } from './subscriptions.js';
 
 const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 
@@ -27,15 +28,19 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
     stream: http2.ServerHttp2Stream,
     private readonly options: NativeSubscribeOptions,
     private readonly credentials: GrpcCredentials,
-    encoding: string | string[] | undefined,
+    private readonly headers: http2.IncomingHttpHeaders,
   ) {
-    super(stream, options.logger, encoding);
+    super(stream, options.logger, headers['grpc-encoding']);
     stream.once('close', () => this.subscription?.close());
   }
 
   async start(): Promise<void> {
     try {
       this.options.requireCredentials(this.credentials);
+      const client = streamClientOf((name) => {
+        const value = this.headers[name];
+        return Array.isArray(value) ? value.join(',') : value;
+      }, this.stream.session?.socket?.remoteAddress);
       const maxBytes = Math.min(SMALL_REQUEST_BYTES, this.options.maxReceiveMessageBytes);
       const request = await this.readRequest(StartSubscribeRequestSchema, maxBytes);
       const parsed = await this.options.calls.subscribeRequest(request, this.credentials);
@@ -46,6 +51,7 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
         parsed.afterTimestamp,
         this,
         { key: parsed.credentialKey, recheck: parsed.recheck },
+        client,
         audienceOf(parsed.withSecrets),
       );
       if (this.isFinished) {
@@ -55,7 +61,9 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
       this.subscription = subscription;
       this.sendHeaders(); // the stream is established even when there is no backfill
     } catch (error) {
-      this.fail(error, 'StartSubscribe');
+      if (error instanceof StreamLimitError) {
+        this.finish(error.code, error.message, { 'retry-after-ms': String(error.retryAfterMs) });
+      } else this.fail(error, 'StartSubscribe');
     }
   }
 
@@ -85,5 +93,5 @@ export function serveNativeSubscribe(
   options: NativeSubscribeOptions,
 ): void {
   const credentials = credentialsOfHeaders(headers);
-  void new NativeSubscriber(stream, options, credentials, headers['grpc-encoding']).start();
+  void new NativeSubscriber(stream, options, credentials, headers).start();
 }

@@ -9,6 +9,8 @@ import {
 import { AppError } from '../../platform/errors.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
 import { EventBatch, type Audience } from './event-batch.js';
+import type { PresentStream, StreamPresence } from './presence.js';
+import type { StreamClient } from './stream-client.js';
 
 /** Where a subscriber's events go: a native HTTP/2 stream, or a Connect-ES server stream. */
 export interface SubscriberSink {
@@ -33,6 +35,8 @@ interface Subscriber {
   buffered: ChangeNotice[] | null;
   /** Stops the recheck of its credentials. */
   unwatch?: () => void;
+  /** The stream as the fleet sees it (who is connected, what it was sent). */
+  presence?: PresentStream;
 }
 
 interface VersionChannel {
@@ -48,9 +52,23 @@ export interface StreamCredentials {
   readonly recheck: (() => Promise<void>) | null;
 }
 
+/**
+ * A new stream beyond Server:MaxStreams: refused at once with how long to wait, spread so the
+ * refused do not come back together.
+ */
+export class StreamLimitError extends AppError {
+  readonly retryAfterMs = Math.round(2000 + Math.random() * 3000);
+
+  constructor(limit: number) {
+    super('RESOURCE_EXHAUSTED', `This server holds its limit of ${limit} change streams; retry after retry-after-ms.`);
+  }
+}
+
 export interface SubscriptionMetrics {
   onDelivered(events: number): void;
   onDropped(): void;
+  /** A new stream was refused at Server:MaxStreams. */
+  onRefused?(): void;
 }
 
 function entriesOf(notices: readonly ChangeNotice[], after: number): EntryChange[] {
@@ -68,20 +86,30 @@ export class Subscriptions {
 
   private readonly metrics: SubscriptionMetrics | undefined;
   private readonly rechecks: CredentialRechecks | undefined;
+  private readonly presence: StreamPresence | undefined;
+  private readonly maxStreams: number;
+  private open_ = 0;
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly hub: ChangeHub,
-    options: { metrics?: SubscriptionMetrics; rechecks?: CredentialRechecks } = {},
+    options: {
+      metrics?: SubscriptionMetrics;
+      rechecks?: CredentialRechecks;
+      presence?: StreamPresence;
+      /** Server:MaxStreams: open streams at most; beyond, StreamLimitError. */
+      maxStreams?: number;
+    } = {},
   ) {
     this.metrics = options.metrics;
     this.rechecks = options.rechecks;
+    this.presence = options.presence;
+    this.maxStreams = options.maxStreams ?? Infinity;
   }
 
+  /** Open streams. */
   get count(): number {
-    let n = 0;
-    for (const channel of this.channels.values()) n += channel.subscribers.size;
-    return n;
+    return this.open_;
   }
 
   /**
@@ -95,14 +123,21 @@ export class Subscriptions {
     afterTimestamp: number,
     sink: SubscriberSink,
     credentials?: StreamCredentials,
+    client?: StreamClient,
     audience: Audience = 'public',
   ): Promise<Subscription> {
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
+    if (this.open_ >= this.maxStreams) {
+      this.metrics?.onRefused?.();
+      throw new StreamLimitError(this.maxStreams);
+    }
     // Registered before anything is read: a deletion of the version committed from here on is
     // buffered, and one committed before is seen by the check below.
     const subscriber: Subscriber = { sink, audience, lastTimestamp: afterTimestamp, buffered: [] };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
+    this.open_++;
+    if (client && this.presence) subscriber.presence = this.presence.open(serviceId, versionId, client, afterTimestamp);
     const recheck = credentials?.recheck;
     if (recheck && this.rechecks) {
       subscriber.unwatch = this.rechecks.watch(credentials.key, recheck, (code, message) => {
@@ -192,8 +227,10 @@ export class Subscriptions {
         subscriber.lastTimestamp = newest;
         const batch = shared[subscriber.audience];
         if (!batch) continue;
-        if (subscriber.sink.deliver(batch)) delivered += batch.entries.length;
-        else this.drop(versionId, subscriber);
+        if (subscriber.sink.deliver(batch)) {
+          delivered += batch.entries.length;
+          if (subscriber.presence) subscriber.presence.lastEvent = newest;
+        } else this.drop(versionId, subscriber);
       }
     }
     if (delivered > 0) this.metrics?.onDelivered(delivered);
@@ -202,7 +239,7 @@ export class Subscriptions {
       for (const subscriber of channel.subscribers) {
         if (subscriber.buffered) continue; // still reading its backfill: ends when it goes live
         subscriber.sink.end('NOT_FOUND', `Version ${versionId} was deleted.`);
-        subscriber.unwatch?.();
+        this.forget(subscriber);
         channel.subscribers.delete(subscriber);
       }
       if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
@@ -229,7 +266,10 @@ export class Subscriptions {
 
   private send(subscriber: Subscriber, batch: EventBatch): boolean {
     const ok = subscriber.sink.deliver(batch);
-    if (ok) this.metrics?.onDelivered(batch.entries.length);
+    if (ok) {
+      this.metrics?.onDelivered(batch.entries.length);
+      if (subscriber.presence) subscriber.presence.lastEvent = subscriber.lastTimestamp;
+    }
     return ok;
   }
 
@@ -243,12 +283,20 @@ export class Subscriptions {
     subscriber.unwatch?.();
     const channel = this.channels.get(versionId);
     if (!channel || !channel.subscribers.delete(subscriber)) return;
+    this.forget(subscriber);
     if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
+  }
+
+  /** What a subscriber leaving the channel undoes: its recheck, its presence, the count. */
+  private forget(subscriber: Subscriber): void {
+    subscriber.unwatch?.();
+    if (subscriber.presence) this.presence?.close(subscriber.presence);
+    this.open_--;
   }
 
   private removeChannel(versionId: string, channel: VersionChannel): void {
     channel.stopListening();
-    for (const subscriber of channel.subscribers) subscriber.unwatch?.();
+    for (const subscriber of channel.subscribers) this.forget(subscriber);
     channel.subscribers.clear();
     if (this.channels.get(versionId) === channel) this.channels.delete(versionId);
   }

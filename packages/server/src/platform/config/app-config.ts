@@ -31,6 +31,8 @@ export interface ServerConfig {
   readonly maxConnections: number;
   /** Server:MaxConnectionsPerAddress, default 0 (no limit): open connections allowed per client address. */
   readonly maxConnectionsPerAddress: number;
+  /** Server:MaxStreams, default 50000: open StartSubscribe streams at most (every protocol); beyond, RESOURCE_EXHAUSTED. */
+  readonly maxStreams: number;
   /** Server:IdleTimeoutSeconds, default 120: how long an HTTP/2 connection may go without an open stream. */
   readonly idleTimeoutSeconds: number;
   /**

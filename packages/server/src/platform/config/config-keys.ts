@@ -78,6 +78,10 @@ export const CONFIG_KEYS = {
     kind: { type: 'integer', default: 0, min: 0 },
     doc: "open connections allowed per client address; 0 means no limit. At the limit a new connection closes that address's connection idle the longest, and is refused only when none is idle. Leave it off behind a load balancer or proxy: every connection then comes from its address",
   },
+  'Server:MaxStreams': {
+    kind: { type: 'integer', default: 50_000, min: 1 },
+    doc: 'open change streams (StartSubscribe, every protocol) at most on this instance; beyond it a new stream ends at once with `RESOURCE_EXHAUSTED` and a `retry-after-ms` trailer (the SDK waits that long), so an overloaded instance refuses newcomers instead of degrading everyone',
+  },
   'Server:IdleTimeoutSeconds': {
     kind: { type: 'positive-number', default: 120 },
     doc: 'an HTTP/2 connection without an open stream for this long is closed with GOAWAY; an open stream (a StartSubscribe) keeps it however quiet. HTTP/1.1 keep-alive connections close after 5 s, or this when shorter',

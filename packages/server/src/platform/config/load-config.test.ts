@@ -86,6 +86,7 @@ describe('loadConfig defaults', () => {
       requestTimeoutSeconds: 30,
       maxConnections: 0,
       maxConnectionsPerAddress: 0,
+      maxStreams: 50_000,
       idleTimeoutSeconds: 120,
       trustProxy: [],
       consoleDir: null,

@@ -121,6 +121,7 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
     requestTimeoutSeconds: reader.read('Server:RequestTimeoutSeconds'),
     maxConnections: reader.read('Server:MaxConnections'),
     maxConnectionsPerAddress: reader.read('Server:MaxConnectionsPerAddress'),
+    maxStreams: reader.read('Server:MaxStreams'),
     idleTimeoutSeconds: reader.read('Server:IdleTimeoutSeconds'),
     trustProxy: reader.read('Server:TrustProxy'),
     consoleDir: readConsoleDir(reader, cwd),

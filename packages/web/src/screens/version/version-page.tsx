@@ -12,6 +12,7 @@ import { useMe } from '../sign-in/use-session';
 import { ChangeRequestsSection } from './change-requests';
 import { ConflictDialog } from './conflict-dialog';
 import { EntryList } from './entry-list';
+import { InstancesSection } from './instances-section';
 import { PendingTray } from './pending-tray';
 import { ProtectionSwitch } from './protection-switch';
 import { ReviewDialog } from './review-dialog';
@@ -185,6 +186,7 @@ export function VersionPage() {
           notifications.show({ color: 'green', message: `Change request “${request.title}” opened` });
         }}
       />
+      {version.data && <InstancesSection serviceId={serviceId} versionId={versionId} />}
       <ConflictDialog
         conflicts={saver.conflicts}
         onKeepMine={saver.keepMine}

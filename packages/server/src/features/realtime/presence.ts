@@ -1,0 +1,206 @@
+import type { PresenceRecord, PresenceStore } from '../../core/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { StreamClient } from './stream-client.js';
+
+/** One open StartSubscribe stream of this server instance, as the fleet sees it. */
+export interface PresentStream {
+  readonly no: number;
+  readonly serviceId: string;
+  readonly versionId: string;
+  readonly client: StreamClient;
+  readonly connectedAt: number;
+  /** The timestamp the client resumed from (0 for a fresh start). */
+  readonly resumedFrom: number;
+  /** The newest change sent on the stream; null when none was. Kept by Subscriptions. */
+  lastEvent: number | null;
+}
+
+/** A stream of any server instance sharing the database. */
+export type FleetStream = Omit<PresenceRecord, 'streamNo' | 'serviceId' | 'versionId'>;
+
+export interface PresenceOptions {
+  /** This server instance's name in the presence table. */
+  readonly serverInstance: string;
+  readonly clock: Clock;
+  /** The presence table shared by every server instance (PostgreSQL); null with SQLite: one instance. */
+  readonly store: PresenceStore | null;
+  readonly logger: { warn(obj: object, msg: string): void };
+}
+
+/** How often a server instance writes its streams' changes and its heartbeat: one batch each time. */
+export const PRESENCE_REFRESH_MS = 2000;
+/** A server instance whose heartbeat is older than this died: its rows are ignored and then deleted. */
+export const PRESENCE_EXPIRY_MS = 15_000;
+
+const byConnectedAt = (a: FleetStream, b: FleetStream): number => a.connectedAt - b.connectedAt;
+
+/**
+ * Who is connected: every open stream of this server instance, in memory, and with PostgreSQL the
+ * streams of the others through the presence table. Each instance writes its own rows in one batch
+ * every PRESENCE_REFRESH_MS (new streams, closed ones, newer last events, the heartbeat), so the
+ * table is at most that late; rows of an instance that died expire after PRESENCE_EXPIRY_MS.
+ */
+export class StreamPresence {
+  private readonly versions = new Map<string, Set<PresentStream>>();
+  private nextNo = 1;
+  /** This instance's streams as the table holds them: the last event written. */
+  private readonly written = new Map<PresentStream, number | null>();
+  /** Streams closed after they were written: their rows go in the next batch. */
+  private closedNos: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private lastPurge = 0;
+  private count = 0;
+
+  constructor(private readonly options: PresenceOptions) {}
+
+  get serverInstance(): string {
+    return this.options.serverInstance;
+  }
+
+  /** Open streams of this instance. */
+  get size(): number {
+    return this.count;
+  }
+
+  open(serviceId: string, versionId: string, client: StreamClient, resumedFrom: number): PresentStream {
+    const stream: PresentStream = {
+      no: this.nextNo++,
+      serviceId,
+      versionId,
+      client,
+      connectedAt: this.options.clock.nowMicros(),
+      resumedFrom,
+      lastEvent: null,
+    };
+    let streams = this.versions.get(versionId);
+    if (!streams) {
+      streams = new Set();
+      this.versions.set(versionId, streams);
+    }
+    streams.add(stream);
+    this.count++;
+    return stream;
+  }
+
+  close(stream: PresentStream): void {
+    const streams = this.versions.get(stream.versionId);
+    if (!streams?.delete(stream)) return;
+    this.count--;
+    if (streams.size === 0) this.versions.delete(stream.versionId);
+    if (this.written.delete(stream)) this.closedNos.push(stream.no);
+  }
+
+  /** Open streams per version of this instance, for the metrics gauge. */
+  *counts(): Generator<{ serviceId: string; versionId: string; count: number }> {
+    for (const [versionId, streams] of this.versions) {
+      const first = streams.values().next().value;
+      if (first) yield { serviceId: first.serviceId, versionId, count: streams.size };
+    }
+  }
+
+  /** Every open stream of the version on every server instance, oldest first. */
+  async list(versionId: string): Promise<FleetStream[]> {
+    const local = [...(this.versions.get(versionId) ?? [])].map((s) => this.viewOf(s));
+    const { store } = this.options;
+    if (!store) return local.sort(byConnectedAt);
+    const freshSince = this.options.clock.nowMicros() - PRESENCE_EXPIRY_MS * 1000;
+    const remote = await store.listVersion(versionId, freshSince, this.options.serverInstance);
+    return [...local, ...remote].sort(byConnectedAt);
+  }
+
+  private viewOf(stream: PresentStream): FleetStream {
+    const { client } = stream;
+    return {
+      serverInstance: this.options.serverInstance,
+      instanceId: client.instanceId,
+      sdk: client.sdk,
+      userAgent: client.userAgent,
+      address: client.address,
+      labels: client.labels,
+      connectedAt: stream.connectedAt,
+      resumedFrom: stream.resumedFrom,
+      lastEvent: stream.lastEvent,
+    };
+  }
+
+  /** Starts writing to the shared table (nothing to do without one). */
+  start(): void {
+    if (!this.options.store || this.timer) return;
+    this.timer = setInterval(() => {
+      this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
+    }, PRESENCE_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  /** Stops writing and deletes this instance's rows (best effort: they expire anyway). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.refreshing;
+    const { store } = this.options;
+    if (!store) return;
+    await store
+      .removeServer(this.options.serverInstance)
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'removing the stream presence rows failed'));
+  }
+
+  /** One batch: rows of closed streams out, new streams in, newer last events, the heartbeat. */
+  async refresh(): Promise<void> {
+    const { store, serverInstance: me, clock } = this.options;
+    if (!store) return;
+    const now = clock.nowMicros();
+    const added: Array<{ stream: PresentStream; lastEvent: number | null }> = [];
+    const changed = new Map<number, PresentStream[]>();
+    for (const streams of this.versions.values()) {
+      for (const stream of streams) {
+        const lastEvent = stream.lastEvent;
+        if (!this.written.has(stream)) added.push({ stream, lastEvent });
+        else if (lastEvent !== null && this.written.get(stream) !== lastEvent) {
+          const group = changed.get(lastEvent);
+          if (group) group.push(stream);
+          else changed.set(lastEvent, [stream]);
+        }
+      }
+    }
+    const removed = this.closedNos;
+    this.closedNos = [];
+    try {
+      if (removed.length > 0) await store.remove(me, removed);
+      const records = added.map(({ stream, lastEvent }) => ({
+        ...this.viewOf(stream),
+        streamNo: stream.no,
+        serviceId: stream.serviceId,
+        versionId: stream.versionId,
+        lastEvent,
+      }));
+      if (records.length > 0) await store.add(records, now);
+      for (const [lastEvent, streams] of changed) {
+        await store.setLastEvent(
+          me,
+          streams.map((s) => s.no),
+          lastEvent,
+        );
+      }
+      await store.heartbeat(me, now);
+    } catch (err) {
+      this.closedNos.push(...removed);
+      this.options.logger.warn({ err }, 'writing the stream presence failed; retrying');
+      return;
+    }
+    for (const { stream, lastEvent } of added) {
+      // Closed while its row was being written: the row goes in the next batch.
+      if (this.versions.get(stream.versionId)?.has(stream)) this.written.set(stream, lastEvent);
+      else this.closedNos.push(stream.no);
+    }
+    for (const [lastEvent, streams] of changed) {
+      for (const stream of streams) if (this.written.has(stream)) this.written.set(stream, lastEvent);
+    }
+    if (now - this.lastPurge > PRESENCE_EXPIRY_MS * 1000) {
+      this.lastPurge = now;
+      await store
+        .removeExpired(now - PRESENCE_EXPIRY_MS * 1000)
+        .catch((err: unknown) => this.options.logger.warn({ err }, 'deleting expired stream presence failed'));
+    }
+  }
+}

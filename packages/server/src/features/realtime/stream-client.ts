@@ -1,0 +1,98 @@
+import { AppError } from '../../platform/errors.js';
+
+/** What a StartSubscribe stream's client says of itself, and where it connects from. */
+export interface StreamClient {
+  /** x-rc-instance-id: the application instance (the SDK's default is hostname and pid); null when absent. */
+  readonly instanceId: string | null;
+  /** x-rc-sdk, e.g. `@realtime-config/client/1.2.0`; null when absent. */
+  readonly sdk: string | null;
+  readonly userAgent: string | null;
+  /** The peer address of the connection. */
+  readonly address: string | null;
+  /** x-rc-labels as [key, value] pairs, in order, keys unique. */
+  readonly labels: ReadonlyArray<readonly [string, string]>;
+}
+
+const MAX_ID_CHARS = 200;
+const MAX_USER_AGENT_CHARS = 500;
+const MAX_LABELS_CHARS = 4096;
+const MAX_LABELS = 64;
+const NO_LABELS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
+
+/**
+ * The same user agent, SDK and address come from thousands of streams: each distinct text is kept
+ * once, not once per stream. Bounded: when full it starts again.
+ */
+const INTERNED_MAX = 2048;
+const interned = new Map<string, string>();
+function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size >= INTERNED_MAX) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
+function decode(part: string, what: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw AppError.invalid(`x-rc-labels: ${what} "${part}" is not valid percent-encoding.`);
+  }
+}
+
+/**
+ * x-rc-labels: `k=v,k2=v2`, with `%`, `,` and `=` inside keys and values percent-encoded. An empty
+ * header means no labels; a later pair of the same key wins.
+ */
+export function parseLabels(header: string | undefined): ReadonlyArray<readonly [string, string]> {
+  if (header === undefined || header.trim() === '') return NO_LABELS;
+  if (header.length > MAX_LABELS_CHARS) {
+    throw AppError.invalid(`x-rc-labels is longer than ${MAX_LABELS_CHARS} characters.`);
+  }
+  const labels = new Map<string, string>();
+  for (const raw of header.split(',')) {
+    const part = raw.trim();
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw AppError.invalid(`x-rc-labels: "${part}" is not key=value.`);
+    const key = decode(part.slice(0, eq), 'key');
+    const value = decode(part.slice(eq + 1), 'value');
+    labels.delete(key);
+    labels.set(key, value);
+  }
+  if (labels.size > MAX_LABELS) throw AppError.invalid(`x-rc-labels has more than ${MAX_LABELS} labels.`);
+  return [...labels];
+}
+
+function identifier(value: string | undefined, name: string): string | null {
+  if (value === undefined || value === '') return null;
+  if (value.length > MAX_ID_CHARS) throw AppError.invalid(`${name} is longer than ${MAX_ID_CHARS} characters.`);
+  return value;
+}
+
+const internOrNull = (text: string | null): string | null => (text === null ? null : intern(text));
+
+/** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
+function plainAddress(address: string | undefined): string | null {
+  if (!address) return null;
+  return intern(address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address);
+}
+
+/**
+ * The client of a stream from its request headers; INVALID_ARGUMENT for metadata that is malformed
+ * or too long. The user agent is kept as sent, cut to a bounded length.
+ */
+export function streamClientOf(
+  header: (name: string) => string | undefined,
+  address: string | undefined,
+): StreamClient {
+  const userAgent = header('user-agent');
+  return {
+    instanceId: identifier(header('x-rc-instance-id'), 'x-rc-instance-id'),
+    sdk: internOrNull(identifier(header('x-rc-sdk'), 'x-rc-sdk')),
+    userAgent: userAgent ? intern(userAgent.slice(0, MAX_USER_AGENT_CHARS)) : null,
+    address: plainAddress(address),
+    labels: parseLabels(header('x-rc-labels')),
+  };
+}
