@@ -1,12 +1,24 @@
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { HighlightStyle, bracketMatching, syntaxHighlighting } from '@codemirror/language';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { Input } from '@mantine/core';
 import { useEffect, useId, useRef } from 'react';
 import type { EditorProps } from './editor-props';
 import { formatJson, rawOrNull } from './value-format';
+
+/**
+ * JSON's colours come from CSS variables (app.css) set for the light and the dark scheme, so the text
+ * keeps its contrast in both (CodeMirror's default colours are for a light background only).
+ */
+const jsonHighlight = HighlightStyle.define([
+  { tag: tags.propertyName, color: 'var(--rc-code-property)' },
+  { tag: tags.string, color: 'var(--rc-code-string)' },
+  { tag: [tags.number, tags.bool, tags.null], color: 'var(--rc-code-literal)' },
+  { tag: tags.invalid, color: 'var(--rc-code-invalid)' },
+]);
 
 /**
  * Array and Json values: CodeMirror 6 with JSON highlighting, loaded on demand (its own chunk). Tab
@@ -42,7 +54,7 @@ export function CodeEditor({ entry, value, onChange, error, disabled, describedB
         extensions: [
           history(),
           bracketMatching(),
-          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          syntaxHighlighting(jsonHighlight),
           json(),
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           placeholder('null'),
