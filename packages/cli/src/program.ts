@@ -3,6 +3,7 @@ import { accountCommands } from './commands/account.js';
 import { browseCommands } from './commands/browse.js';
 import { fileCommands } from './commands/files.js';
 import { reviewCommands } from './commands/reviews.js';
+import { secretCommands } from './commands/secrets.js';
 import { tokenCommands } from './commands/tokens.js';
 import { valueCommands } from './commands/values.js';
 import { watchCommand } from './commands/watch.js';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   tokenCommands(program, globals);
   reviewCommands(program, globals);
   webhookCommands(program, globals);
+  secretCommands(program, globals);
   for (const command of program.commands) {
     command.exitOverride();
     command.showHelpAfterError('(add --help for usage)');

@@ -59,6 +59,13 @@ export interface ConnectOptions<S extends ConfigSchema> {
    * @default undefined (no cache: connect rejects when the server cannot be reached)
    */
   readonly cacheFile?: string;
+  /**
+   * 32 random bytes in base64 (`openssl rand -base64 32`) that encrypt the values of `secret: true`
+   * settings in `cacheFile` (AES-256-GCM). Without it those values are left out of the cache file
+   * (one warning), and a client starting offline reads their declared defaults.
+   * @default undefined (secrets are not cached)
+   */
+  readonly cacheKey?: string;
   /** Aborting it rejects a pending `connect` and closes the client. @default undefined */
   readonly signal?: AbortSignal;
   /**

@@ -27,6 +27,8 @@ export interface Setting<T> {
   readonly valueType: ValueTypeName;
   /** Shown in the management UI. */
   readonly description: string | undefined;
+  /** A secret: registered as one, and kept out of the cache file unless `cacheKey` encrypts it. */
+  readonly secret: boolean;
   /** The allowed values of an {@link enumOf} setting. */
   readonly enumValues: readonly string[] | undefined;
   /** The value while the server has none (never set, or deleted): the declared default, or null. */

@@ -31,6 +31,13 @@ export interface SettingOptions<D> {
   readonly default?: D;
   /** Shown in the management UI. @default undefined */
   readonly description?: string;
+  /**
+   * A secret (a password, an API key of a provider): registered as a secret entry, encrypted at rest
+   * on the server and sent only to clients whose credentials may read secrets (an API key with the
+   * `secrets` scope). Never written to `cacheFile` in plaintext (see `cacheKey`).
+   * @default false
+   */
+  readonly secret?: boolean;
 }
 
 type InferOutput<S extends StandardSchemaV1> = StandardSchemaV1.InferOutput<S>;
@@ -51,9 +58,12 @@ function defineSetting<T>(
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new ConfigError('INVALID_ARGUMENT', `${builder}(): options must be an object`);
   }
-  const { description, default: given } = options ?? {};
+  const { description, default: given, secret } = options ?? {};
   if (description !== undefined && typeof description !== 'string') {
     throw new ConfigError('INVALID_ARGUMENT', `${builder}(): description must be a string`);
+  }
+  if (secret !== undefined && typeof secret !== 'boolean') {
+    throw new ConfigError('INVALID_ARGUMENT', `${builder}(): secret must be true or false`);
   }
   let defaultValue: T | null = null;
   if (given !== undefined && given !== null) {
@@ -70,6 +80,7 @@ function defineSetting<T>(
     kind: 'setting',
     valueType,
     description,
+    secret: secret === true,
     enumValues: enumValues && Object.freeze([...enumValues]),
     default: deepFreeze(defaultValue),
     parse: (raw: string) => codec.parse(raw),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { requireServiceAccess, type UnitOfWork } from './core/index.js';
+import { requireServiceAccess, type SecretCipher, type UnitOfWork } from './core/index.js';
 import { AuditQueries, auditRoutes } from './features/audit/index.js';
 import {
   ApiKeys,
@@ -17,7 +17,7 @@ import {
   type ClaimSettings,
 } from './features/auth/index.js';
 import { ChangeRequestCommands, ChangeRequestQueries, changeRequestRoutes } from './features/change-requests/index.js';
-import { EntryCommands, EntryPlans, EntryQueries, entryRoutes } from './features/entries/index.js';
+import { EntryCommands, EntryPlans, EntryQueries, entryRoutes, secretRoutes } from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
 import { FleetQueries, fleetRoutes, type StreamPresence } from './features/realtime/index.js';
@@ -45,6 +45,8 @@ export interface RestApiParts {
   readonly isStarted: () => boolean;
   readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
   readonly ping: () => Promise<void>;
+  /** Seals and fingerprints secret values. */
+  readonly cipher: SecretCipher;
   /** The open change streams of every server instance (the instances route). */
   readonly presence: StreamPresence;
 }
@@ -105,25 +107,30 @@ export async function composeRestApi(parts: RestApiParts) {
   await fastify.register(entryRoutes, {
     commands: new EntryCommands(uow, clock, ids, caps),
     queries: new EntryQueries(uow),
+    cipher: parts.cipher,
   });
+  await fastify.register(secretRoutes, { uow, cipher: parts.cipher });
   const plans = new EntryPlans(uow, clock, ids, caps);
-  await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans });
+  await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans, cipher: parts.cipher });
   const yamlWorkers = createYamlWorkers();
   await fastify.register(transferRoutes, {
-    transfer: new ConfigTransfer(uow, plans, clock, caps, yamlWorkers),
+    transfer: new ConfigTransfer(uow, plans, clock, caps, yamlWorkers, parts.cipher),
     compare: new VersionCompare(uow),
     caps,
+    cipher: parts.cipher,
   });
   await fastify.register(changeRequestRoutes, {
     commands: new ChangeRequestCommands(uow, clock, ids, {
       requiredApprovals: config.versions.requiredApprovals,
       caps,
+      cipher: parts.cipher,
     }),
     queries: new ChangeRequestQueries(uow),
     requiredApprovals: config.versions.requiredApprovals,
+    cipher: parts.cipher,
   });
   await fastify.register(fleetRoutes, { queries: new FleetQueries(uow, parts.presence) });
-  await fastify.register(auditRoutes, { queries: new AuditQueries(uow) });
+  await fastify.register(auditRoutes, { queries: new AuditQueries(uow), cipher: parts.cipher });
   await fastify.register(apiKeyRoutes, { apiKeys });
   await fastify.register(webhookRoutes, {
     webhooks: new Webhooks(uow, clock, ids, {

@@ -18,6 +18,7 @@ import {
   type ChangeHub,
   type UnitOfWork,
 } from './core/index.js';
+import { loadSecretKeys } from './secret-keys.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
@@ -115,13 +116,14 @@ export async function composeApp(
   const lifecycle = { started: false, shuttingDown: false };
   const stopStarting = new AbortController();
 
+  const secretKeys = loadSecretKeys(config, logger);
   const hub = createChangeHub();
   hub.subscribeAll(() => metrics.changesReceived.inc());
   const feed: ChangeFeed = config.database.url
-    ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger })
+    ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger, cipher: secretKeys })
     : createLocalChangeFeed(hub);
-  const outbox = new WebhookOutbox(clock, ids);
-  const uow = createUnitOfWork(database, feed, outbox);
+  const outbox = new WebhookOutbox(clock, ids, secretKeys);
+  const uow = createUnitOfWork(database, feed, secretKeys, outbox);
   const dispatcher = new WebhookDispatcher(
     uow,
     new WebhookSender(config.webhooks.allowPrivateNetworks),
@@ -161,6 +163,7 @@ export async function composeApp(
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
     ping: () => database.ping(),
+    cipher: secretKeys,
     presence,
   });
   const { fastify, sessionStore, signer, yamlWorkers } = rest;
@@ -202,6 +205,11 @@ export async function composeApp(
       );
     }
     signer.setSecret(config.session.secret ?? (await sharedSessionSecret(uow)));
+    if (!(await secretKeys.load(uow.read.settings))) {
+      logger.error(
+        'The fingerprint key of secret values cannot be decrypted: the master key that sealed it is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles. Secrets sealed by it read as unreadable.',
+      );
+    }
     await authProvider.start();
     await feed.start();
     presence.start();

@@ -38,6 +38,7 @@ export const EXTERNAL_ROLE_ARGS: readonly string[] = [
   // Without `name`: users can often edit it themselves, and it would otherwise count as a role.
   '--Authorization:RoleClaimTypes:0=groups',
   '--Authorization:Policies:canAll:0=cfg-admins',
+  '--Authorization:Policies:canReveal:0=cfg-admins',
   '--Authorization:Policies:canChange:0=cfg-devs',
 ];
 

@@ -57,7 +57,7 @@ export function browseCommands(program: Command, globals: () => GlobalOptions): 
           ? (entries[0].rawValue ?? '')
           : table(
               ['KEY', 'VALUE', 'GENERATION'],
-              entries.map((e) => [e.key, shown(e.rawValue), String(e.generation)]),
+              entries.map((e) => [e.key, e.isSecret ? '•••••• (secret)' : shown(e.rawValue), String(e.generation)]),
             ),
       );
     });

@@ -1,9 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { RemoteEntry } from './config-state.js';
 
 const FORMAT = 'realtime-config-cache/1';
+
+/** An entry as the cache file keeps it: a secret's value encrypted (`sealed`), with `value` null. */
+export interface CachedEntry extends RemoteEntry {
+  readonly sealed?: string;
+}
 
 /** What the cache file holds: the last applied snapshot of one version, with its stream position. */
 export interface CachedSnapshot {
@@ -12,7 +17,51 @@ export interface CachedSnapshot {
   readonly versionId: string;
   /** The timestamp (µs) to resume the stream from; null when the version had no change yet. */
   readonly lastTimestamp: number | null;
-  readonly entries: readonly RemoteEntry[];
+  readonly entries: readonly CachedEntry[];
+}
+
+/**
+ * The entries as the cache file may hold them: the values of secret keys encrypted with the cache
+ * key (AES-256-GCM, a random nonce each, the key name as associated data), or left out without one.
+ */
+export function protectSecrets(
+  entries: readonly RemoteEntry[],
+  secretKeys: ReadonlySet<string>,
+  cacheKey: Buffer | undefined,
+): { entries: CachedEntry[]; leftOut: number } {
+  let leftOut = 0;
+  const kept = entries.flatMap((e): CachedEntry[] => {
+    if (!secretKeys.has(e.key) || e.value === null) return [e];
+    if (!cacheKey) {
+      leftOut++;
+      return [];
+    }
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', cacheKey, nonce);
+    cipher.setAAD(Buffer.from(e.key, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(e.value, 'utf8'), cipher.final()]);
+    const sealed = [nonce, ciphertext, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
+    return [{ key: e.key, value: null, timestamp: e.timestamp, sealed }];
+  });
+  return { entries: kept, leftOut };
+}
+
+/** The cached entries with their secrets decrypted; one that cannot be (no or another key) is left out. */
+export function openSecrets(entries: readonly CachedEntry[], cacheKey: Buffer | undefined): RemoteEntry[] {
+  return entries.flatMap((e): RemoteEntry[] => {
+    if (e.sealed === undefined) return [{ key: e.key, value: e.value, timestamp: e.timestamp }];
+    if (!cacheKey) return [];
+    try {
+      const [nonce, ciphertext, tag] = e.sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', cacheKey, nonce as Buffer);
+      decipher.setAAD(Buffer.from(e.key, 'utf8'));
+      decipher.setAuthTag(tag as Buffer);
+      const value = Buffer.concat([decipher.update(ciphertext as Buffer), decipher.final()]).toString('utf8');
+      return [{ key: e.key, value, timestamp: e.timestamp }];
+    } catch {
+      return [];
+    }
+  });
 }
 
 function isEntry(value: unknown): value is RemoteEntry {

@@ -51,6 +51,7 @@ function classesOf(plan: SchemaPlan): MessageInitShape<typeof CreateVersionReque
       valueType: VALUE_TYPE_CODES[s.setting.valueType],
       enumValues: s.setting.enumValues?.join('|'),
       value: s.defaultRaw ?? undefined,
+      isSecret: s.setting.secret,
     })),
   }));
 }

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { ConfigStatus } from '../live-config.js';
-import { CacheWriter, readCache, type CachedSnapshot } from './cache-file.js';
+import { CacheWriter, openSecrets, protectSecrets, readCache, type CachedSnapshot } from './cache-file.js';
 import { registerAndLoad, remoteEntryOf, subscribeEvents, type LoadedVersion } from './calls.js';
 import { ConfigState, type Applied, type RemoteEntry, type ValueChange } from './config-state.js';
 import { Listeners } from './listeners.js';
@@ -25,6 +25,9 @@ export class LiveClient {
   private readonly statusListeners: Listeners<[ConfigStatus]>;
   private readonly errorListeners: Listeners<[ConfigError]>;
   private readonly warnedMissing = new Set<string>();
+  /** Keys declared `secret: true`: never in the cache file in plaintext. */
+  private readonly secretKeys: ReadonlySet<string>;
+  private warnedUncachedSecrets = false;
   private currentStatus: ConfigStatus = 'offline';
   private currentVersionId = '';
   private lastReported: string | undefined;
@@ -36,6 +39,7 @@ export class LiveClient {
 
   constructor(private readonly options: ResolvedOptions) {
     this.state = new ConfigState(options.schema);
+    this.secretKeys = new Set(this.state.plan.settings.filter((s) => s.setting.secret).map((s) => s.key));
     this.rpc = new Rpc(options);
     const listenerFailed = (error: unknown): void =>
       options.logger.error(
@@ -235,7 +239,10 @@ export class LiveClient {
 
   private restore(snapshot: CachedSnapshot): void {
     this.currentVersionId = snapshot.versionId;
-    const applied = this.state.reset(snapshot.entries, snapshot.lastTimestamp ?? undefined);
+    const applied = this.state.reset(
+      openSecrets(snapshot.entries, this.options.cacheKey),
+      snapshot.lastTimestamp ?? undefined,
+    );
     for (const problem of applied.problems) this.report(problem);
   }
 
@@ -243,12 +250,19 @@ export class LiveClient {
     for (const problem of applied.problems) this.report(problem);
     if (applied.changes.length > 0) this.changeListeners.emit(this.state.values, applied.changes);
     if (save && this.cache) {
+      const { entries, leftOut } = protectSecrets(this.state.entries, this.secretKeys, this.options.cacheKey);
+      if (leftOut > 0 && !this.warnedUncachedSecrets) {
+        this.warnedUncachedSecrets = true;
+        this.options.logger.warn(
+          'realtime-config: secret values are left out of the cache file (no cacheKey); starting offline, they read their defaults',
+        );
+      }
       this.cache.save({
         serviceId: this.options.serviceId,
         version: this.options.version,
         versionId: this.currentVersionId,
         lastTimestamp: this.state.lastTimestamp ?? null,
-        entries: this.state.entries,
+        entries,
       });
     }
   }

@@ -17,6 +17,8 @@ export interface ResolvedOptions {
   readonly startupTimeout: number;
   readonly credentials: CredentialSource | undefined;
   readonly cacheFile: string | undefined;
+  /** The 32-byte key of secret values in the cache file; undefined: secrets are not cached. */
+  readonly cacheKey: Buffer | undefined;
   readonly signal: AbortSignal | undefined;
   readonly logger: Required<ConfigLogger>;
   readonly tls: TlsSettings | undefined;
@@ -38,6 +40,7 @@ const KNOWN = new Set([
   'apiKey',
   'token',
   'cacheFile',
+  'cacheKey',
   'signal',
   'logger',
   'tls',
@@ -197,7 +200,7 @@ function resolveCommon(options: CommonOptions, known: ReadonlySet<string>, fail:
 /** Checks every option once and fills in the defaults; throws INVALID_ARGUMENT naming the option. */
 export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedOptions {
   const common = resolveCommon(options, KNOWN, fail);
-  const { version, cacheFile } = options;
+  const { version, cacheFile, cacheKey } = options;
   if (typeof version !== 'string' || version.trim() === '' || version.length > 200 || version.includes('\u0000')) {
     fail(`options.version must be a version label of 1 to 200 characters, got ${JSON.stringify(version)}`);
   }
@@ -207,6 +210,10 @@ export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedO
   if (cacheFile !== undefined && (typeof cacheFile !== 'string' || cacheFile === '')) {
     fail('options.cacheFile must be a file path');
   }
+  const key = cacheKey === undefined ? undefined : Buffer.from(String(cacheKey), 'base64');
+  if (cacheKey !== undefined && (typeof cacheKey !== 'string' || key?.length !== 32)) {
+    fail('options.cacheKey must be 32 random bytes in base64 (openssl rand -base64 32)');
+  }
   return {
     ...common,
     headers: common.metadata,
@@ -214,6 +221,7 @@ export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedO
     schema: options.schema,
     startupTimeout: milliseconds(options.startupTimeout, 'startupTimeout', DEFAULT_STARTUP_TIMEOUT_MS, 1, fail),
     cacheFile: cacheFile === undefined ? undefined : path.resolve(cacheFile),
+    cacheKey: key,
   };
 }
 

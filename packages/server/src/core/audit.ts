@@ -14,7 +14,9 @@ export type AuditAction =
   | 'Approved'
   | 'Applied'
   | 'Rejected'
-  | 'Withdrawn';
+  | 'Withdrawn'
+  /** A secret value was shown (reveal, an export with secrets); the record holds no value. */
+  | 'Revealed';
 
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Created',
@@ -30,6 +32,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Applied',
   'Rejected',
   'Withdrawn',
+  'Revealed',
 ];
 
 export interface AuditChanges {

@@ -3,6 +3,10 @@ export interface RequestedChange {
   readonly id: string;
   readonly rawValue: string | null;
   readonly generation: number;
+  /** The entry is secret: the value is sealed at rest and redacted in answers. */
+  readonly isSecret?: boolean;
+  /** A secret value that cannot be decrypted. */
+  readonly unreadable?: boolean;
 }
 
 /**

@@ -16,6 +16,10 @@ export interface EntryChange {
   readonly valueType: number;
   /** Change-clock timestamp in microseconds. */
   readonly timestamp: number;
+  /** A secret: only callers allowed to see secrets receive it (the others never learn of it). */
+  readonly isSecret?: boolean;
+  /** A secret whose stored value cannot be decrypted: nobody receives it. */
+  readonly unreadable?: boolean;
 }
 
 /** An entry's current state (tombstones included) as a change event. */
@@ -27,6 +31,8 @@ export function entryChangeOf(entry: EntryRecord): EntryChange {
     generation: entry.generation,
     valueType: entry.valueType,
     timestamp: entry.changedAt,
+    ...(entry.isSecret ? { isSecret: true } : {}),
+    ...(entry.unreadable ? { unreadable: true } : {}),
   };
 }
 

@@ -15,6 +15,10 @@ export interface EntryRecord {
   /** Change-clock timestamp (µs) of the last change, deletion included. */
   readonly changedAt: number;
   readonly deleted: boolean;
+  /** Its value is secret: sealed at rest, redacted in answers, served only to callers allowed to see it. */
+  readonly isSecret: boolean;
+  /** A secret whose stored value cannot be decrypted (altered, or its master key is gone): read as null. */
+  readonly unreadable?: boolean;
 }
 
 /** A new entry as its creator describes it (REST, a plan, a registration). */
@@ -27,11 +31,12 @@ export interface NewEntry {
   readonly description: string | null;
   readonly groupName: string | null;
   readonly groupDescription: string | null;
+  readonly isSecret: boolean;
 }
 
 export type EntryMetadata = Pick<
   EntryRecord,
-  'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue'
+  'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue' | 'isSecret'
 >;
 
 export interface EntryStore {
@@ -48,7 +53,11 @@ export interface EntryStore {
   insertMany(entries: readonly EntryRecord[]): Promise<void>;
   /** Removes rows for good (tombstones replaced by re-created keys). */
   purge(...ids: string[]): Promise<void>;
-  setValue(id: string, change: { rawValue: string | null; generation: number; changedAt: number }): Promise<void>;
+  /** Secret values (`isSecret`) are sealed by the store. */
+  setValue(
+    id: string,
+    change: { rawValue: string | null; isSecret: boolean; generation: number; changedAt: number },
+  ): Promise<void>;
   setMetadata(id: string, change: EntryMetadata & { generation: number; changedAt: number }): Promise<void>;
   /** Turns an entry into a tombstone: value null, deleted, generation and change time advanced. */
   markDeleted(id: string, change: { generation: number; changedAt: number }): Promise<void>;

@@ -56,18 +56,22 @@ export interface EntryWriterOptions {
  * was created, a deletion what was deleted, a metadata update both sides.
  */
 function auditChanges(action: EntryAction, before: EntryRecord | null, after: EntryRecord | null) {
+  // A secret's values are sealed in the audit log (the audit store seals what says isSecret): a
+  // change that makes an entry secret, or no longer secret, keeps both sides sealed.
+  const secret = before?.isSecret === true || after?.isSecret === true;
+  const view = (e: EntryRecord | null) => e && { ...auditView(e), ...(secret ? { isSecret: true } : {}) };
   switch (action) {
-    case 'ValueSet':
-      return {
-        before: before && { key: before.key, rawValue: before.rawValue, generation: before.generation },
-        after: after && { key: after.key, rawValue: after.rawValue, generation: after.generation },
-      };
+    case 'ValueSet': {
+      const valueOf = (e: EntryRecord | null) =>
+        e && { key: e.key, rawValue: e.rawValue, generation: e.generation, ...(secret ? { isSecret: true } : {}) };
+      return { before: valueOf(before), after: valueOf(after) };
+    }
     case 'Created':
-      return { after: after && auditView(after) };
+      return { after: view(after) };
     case 'Deleted':
-      return { before: before && auditView(before) };
+      return { before: view(before) };
     default:
-      return { before: before && auditView(before), after: after && auditView(after) };
+      return { before: view(before), after: view(after) };
   }
 }
 
@@ -158,6 +162,7 @@ export class EntryWriter {
     const after = this.next(before, { rawValue });
     await this.ctx.entries.setValue(before.id, {
       rawValue,
+      isSecret: before.isSecret,
       generation: after.generation,
       changedAt: this.timestamp,
     });
@@ -166,9 +171,13 @@ export class EntryWriter {
     return after;
   }
 
-  /** Changes an entry's name, description, group, allowed values or default value (never its type). */
+  /**
+   * Changes an entry's name, description, group, allowed values, default value or secrecy (never its
+   * type). An entry turning secret has every stored copy of its earlier values sealed too.
+   */
   async updateMetadata(before: EntryRecord, metadata: EntryMetadata): Promise<EntryRecord> {
     const after = this.next(before, metadata);
+    if (metadata.isSecret && !before.isSecret) await this.ctx.secrets.sealHistoryOf(before);
     await this.ctx.entries.setMetadata(before.id, {
       ...metadata,
       generation: after.generation,
@@ -210,10 +219,12 @@ export class EntryWriter {
     });
   }
 
+  /** The entry after a change; a new value (or a metadata update, which writes its value) is readable. */
   private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {
     return {
       ...before,
       ...change,
+      unreadable: false,
       generation: before.generation + 1,
       updatedAt: this.timestamp,
       changedAt: this.timestamp,

@@ -1,5 +1,5 @@
-/** The two policies roles are mapped to: `canAll` (administration) and `canChange` (values). */
-export type PolicyName = 'canAll' | 'canChange';
+/** The policies roles are mapped to: `canAll` (administration), `canChange` (values), `canReveal` (secret values). */
+export type PolicyName = 'canAll' | 'canChange' | 'canReveal';
 export type ProviderKind = 'local' | 'openid' | 'jwt' | 'saml';
 
 /** Who is calling, with roles and policies already resolved. */

@@ -32,6 +32,7 @@ export {
   type EntryChange,
 } from './changes.js';
 export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
+export { entryAnswer, redactSecrets, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
 export {
   actorOf,
@@ -56,6 +57,21 @@ export {
 } from './services.js';
 export type { SamlStateStore, SessionStore, StoredSession } from './sessions.js';
 export type { SettingsStore } from './settings.js';
+export {
+  FINGERPRINT_KEY_SETTING,
+  mayReveal,
+  noMasterKey,
+  receivesSecrets,
+  requireReveal,
+  revealedRecord,
+  unreadableSecret,
+  redactedValue,
+  SecretKeys,
+  UnreadableSecret,
+  type RedactedValue,
+  type SecretCipher,
+  type SecretStore,
+} from './secrets.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
 export {

@@ -7,6 +7,7 @@ import type { ChangeNotice } from './changes.js';
 import type { EntryStore } from './entries.js';
 import type { ServiceStore } from './services.js';
 import type { SamlStateStore, SessionStore } from './sessions.js';
+import type { SecretStore } from './secrets.js';
 import type { SettingsStore } from './settings.js';
 import type { UserStore } from './users.js';
 import type { VersionStore } from './versions.js';
@@ -26,6 +27,7 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly saml: SamlStateStore;
   readonly webhooks: WebhookStore;
+  readonly secrets: SecretStore;
   readonly presence: PresenceStore;
 }
 

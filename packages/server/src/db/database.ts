@@ -78,6 +78,8 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // Deleted content is overwritten with zeros: a value that turned secret leaves no plaintext behind.
+    sqlite.pragma('secure_delete = ON');
     db = new Kysely<DatabaseSchema>({
       dialect: new SqliteDialect({ database: withPreparedStatements(sqlite) }),
       ...(log ? { log } : {}),

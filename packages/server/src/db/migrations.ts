@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { accessMigration } from './migrations/access.js';
+import { secretsMigration } from './migrations/secrets.js';
 import { streamPresenceMigration } from './migrations/stream-presence.js';
 import { webhooksMigration } from './migrations/webhooks.js';
 import type { Dialect } from './schema.js';
@@ -356,6 +357,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0007-version-size': versionSize(dialect),
         '0008-access': accessMigration(dialect),
         '0009-stream-presence': streamPresenceMigration(dialect),
+        '0010-secrets': secretsMigration(dialect),
         '0011-webhooks': webhooksMigration(dialect),
       }),
   };

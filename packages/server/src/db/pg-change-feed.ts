@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { ChangeFeed, ChangeHub, ChangeNotice, EntryChange } from '../core/index.js';
+import type { ChangeFeed, ChangeHub, ChangeNotice, EntryChange, SecretCipher } from '../core/index.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from './database.js';
 import { translateDatabaseError } from './database-errors.js';
@@ -30,6 +30,8 @@ export interface PostgresChangeFeedOptions {
   hub: ChangeHub;
   clock: Clock;
   logger: Logger;
+  /** Seals secret values in the change log and the notifications, opens them on receipt. */
+  cipher: SecretCipher;
   /** Called with every notice as it is received; lets metrics count them. */
   onNotice?: (notice: ChangeNotice) => void;
 }
@@ -50,7 +52,7 @@ export function createPostgresChangeFeed(
   options: PostgresChangeFeedOptions,
 ): ChangeFeed<Tx> & { readonly connected: boolean } {
   const { hub, clock, logger } = options;
-  const log = createChangeLogStore(options.db);
+  const log = createChangeLogStore(options.db, options.cipher);
   let client: pg.Client | null = null;
   let connected = false;
   let closed = false;
@@ -81,7 +83,7 @@ export function createPostgresChangeFeed(
 
   const handlePayload = async (payload: string): Promise<void> => {
     if (!payload.startsWith('#')) {
-      deliver(decodeNotice(payload));
+      deliver(decodeNotice(payload, options.cipher));
       return;
     }
     const parked = await log.payload(Number(payload.slice(1)));
@@ -89,7 +91,7 @@ export function createPostgresChangeFeed(
       logger.warn({ ref: payload }, 'change feed: a parked change was purged before it was read');
       return;
     }
-    deliver(decodeNotice(parked));
+    deliver(decodeNotice(parked, options.cipher));
   };
 
   /**
@@ -102,7 +104,7 @@ export function createPostgresChangeFeed(
     for (const versionId of hub.watchedVersions()) {
       let deleted = false;
       for (const payload of await log.payloadsSince(versionId, hub.lastTimestamp(versionId) ?? 0)) {
-        const notice = decodeNotice(payload);
+        const notice = decodeNotice(payload, options.cipher);
         deliver(notice);
         deleted ||= notice.kind === 'version-deleted';
       }
@@ -196,9 +198,9 @@ export function createPostgresChangeFeed(
       return connected;
     },
     async announce(tx, notices) {
-      const txLog = createChangeLogStore(tx);
+      const txLog = createChangeLogStore(tx, options.cipher);
       for (const notice of notices) {
-        const payload = encodeNotice(notice);
+        const payload = encodeNotice(notice, options.cipher);
         // Small changes travel inside the notification; large ones are fetched by id.
         const inline = Buffer.byteLength(payload) <= MAX_INLINE_PAYLOAD;
         await txLog.appendAndNotify(

@@ -61,6 +61,8 @@ export interface EntriesTable {
   changed_at: number;
   /** 1 for a tombstone: the entry was deleted and is kept so a backfill can report it. */
   deleted: number;
+  /** 1 for a secret: raw_value holds the sealed value (envelope encryption). */
+  is_secret: Generated<number>;
 }
 
 export interface AuditLogsTable {

@@ -4,6 +4,7 @@ import type {
   ChangeNotice,
   Outbox,
   ReportedChange,
+  SecretCipher,
   Stores,
   UnitOfWork,
   WriteContext,
@@ -18,6 +19,7 @@ import { createEntryStore } from './stores/entry-store.js';
 import { createPersonalTokenStore } from './stores/personal-token-store.js';
 import { createPresenceStore } from './stores/presence-store.js';
 import { createSamlStateStore } from './stores/saml-state-store.js';
+import { createSecretStore } from './stores/secret-store.js';
 import { createServiceStore } from './stores/service-store.js';
 import { createSessionStore } from './stores/session-store.js';
 import { createSettingsStore } from './stores/settings-store.js';
@@ -25,20 +27,21 @@ import { createUserStore } from './stores/user-store.js';
 import { createVersionStore } from './stores/version-store.js';
 import { createWebhookStore } from './stores/webhook-store.js';
 
-function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect): Stores {
+function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: SecretCipher): Stores {
   return {
     services: createServiceStore(db),
     versions: createVersionStore(db, dialect),
-    entries: createEntryStore(db),
-    audit: createAuditStore(db),
+    entries: createEntryStore(db, cipher),
+    audit: createAuditStore(db, cipher),
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
     tokens: createPersonalTokenStore(db),
-    changeRequests: createChangeRequestStore(db),
+    changeRequests: createChangeRequestStore(db, cipher),
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
     webhooks: createWebhookStore(db, dialect),
+    secrets: createSecretStore(db, cipher),
     presence: createPresenceStore(db),
   };
 }
@@ -69,6 +72,7 @@ const NO_OUTBOX: Outbox<Stores> = { enqueue: () => Promise.resolve(false), commi
 export function createUnitOfWork(
   database: Database,
   feed: ChangeFeed<Tx>,
+  cipher: SecretCipher,
   outbox: Outbox<Stores> = NO_OUTBOX,
 ): UnitOfWork {
   const { dialect } = database;
@@ -86,7 +90,7 @@ export function createUnitOfWork(
     const reported: ReportedChange[] = [];
     let delivering = false;
     const result = await database.transaction(async (tx) => {
-      const stores = createStores(tx, dialect);
+      const stores = createStores(tx, dialect, cipher);
       const value = await fn({
         ...stores,
         recordChange: (notice) => notices.push(notice),
@@ -101,7 +105,7 @@ export function createUnitOfWork(
     return result;
   };
 
-  const readStores = createStores(database.db, dialect);
+  const readStores = createStores(database.db, dialect, cipher);
   return {
     read: Object.fromEntries(
       Object.entries(readStores).map(([name, store]) => [name, translatingErrors(store)]),
@@ -111,8 +115,8 @@ export function createUnitOfWork(
         ? database.db
             .transaction()
             .setIsolationLevel('repeatable read')
-            .execute((tx) => fn(createStores(tx, dialect)))
-        : database.transaction((tx) => fn(createStores(tx, dialect)))
+            .execute((tx) => fn(createStores(tx, dialect, cipher)))
+        : database.transaction((tx) => fn(createStores(tx, dialect, cipher)))
       ).catch(rethrowTranslated),
     write: (fn) => (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)).catch(rethrowTranslated),
   };

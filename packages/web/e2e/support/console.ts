@@ -109,6 +109,7 @@ export interface SeedEntry {
   readonly groupName?: string;
   readonly groupDescription?: string;
   readonly description?: string;
+  readonly isSecret?: boolean;
 }
 
 /** A service with one version and entries, made through the REST API. */

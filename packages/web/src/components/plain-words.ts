@@ -18,6 +18,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   Applied: 'Change request applied',
   Rejected: 'Change request rejected',
   Withdrawn: 'Change request withdrawn',
+  Revealed: 'Secret value revealed',
 };
 
 /** What an audit action means, in words ("Value set"). */

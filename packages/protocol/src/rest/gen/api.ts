@@ -1823,6 +1823,8 @@ export interface paths {
             description?: string | null;
             groupName?: string | null;
             groupDescription?: string | null;
+            /** @description A secret (any value type): encrypted at rest, redacted in every answer; 409 without a master key (Secrets:MasterKeyFile) */
+            isSecret?: boolean;
           };
         };
       };
@@ -2019,6 +2021,8 @@ export interface paths {
             groupDescription?: string | null;
             enumDefinition?: string | null;
             rawValue?: string | null;
+            /** @description Makes the entry secret (every stored copy of its values is then encrypted); only canAll may turn it off */
+            isSecret?: boolean;
             generation: number;
           };
         };
@@ -2147,6 +2151,166 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/configentries/{serviceId}/{versionId}/{entryId}/reveal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Show a secret's value (canReveal policy); every reveal is audited as Revealed */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          entryId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              rawValue: string | null;
+              generation: number;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/secrets/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Re-wrap every secret value with the current master key (canAll)
+     * @description Every stored copy of every secret value (current values, audit records, change requests, the change log) and the fingerprint key get their data key wrapped by the key of Secrets:MasterKeyFile; the values themselves and their fingerprints stay. Afterwards the files of Secrets:PreviousKeyFiles can be removed. Values that no configured key opens are left as they are.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Sealed values re-wrapped */
+              rewrapped: number;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/configentries/{serviceId}/{versionId}/{entryId}/history': {
     parameters: {
       query?: never;
@@ -2197,6 +2361,10 @@ export interface paths {
                 timestampMicros: number;
                 userId: string | null;
                 userName: string | null;
+                isSecret: boolean;
+                /** @description A secret: the value is left out (null) */
+                redacted?: boolean;
+                fingerprint?: string | null;
               }[];
               nextPageToken: string;
             };
@@ -2310,6 +2478,10 @@ export interface paths {
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
+                  isSecret?: boolean;
+                  /** @description A secret: its value is left out (null) */
+                  redacted?: boolean;
+                  fingerprint?: string | null;
                 } | null;
                 next: {
                   /**
@@ -2321,6 +2493,10 @@ export interface paths {
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
+                  isSecret?: boolean;
+                  /** @description A secret: its value is left out (null) */
+                  redacted?: boolean;
+                  fingerprint?: string | null;
                 } | null;
               }[];
               /** @description Keys looked at that stay as they are */
@@ -2469,6 +2645,9 @@ export interface paths {
                    * @description ISO 8601, microsecond precision
                    */
                   updatedAt: string;
+                  isSecret: boolean;
+                  redacted?: boolean;
+                  fingerprint?: string | null;
                 } | null;
                 target: {
                   /**
@@ -2490,6 +2669,9 @@ export interface paths {
                    * @description ISO 8601, microsecond precision
                    */
                   updatedAt: string;
+                  isSecret: boolean;
+                  redacted?: boolean;
+                  fingerprint?: string | null;
                 } | null;
               }[];
               unchanged: number;
@@ -2551,13 +2733,14 @@ export interface paths {
     };
     /**
      * Export a version as a file (json, yaml or env)
-     * @description json and yaml: `{ service, version, exportedAt, layout, values, entries }` with typed values nested by key segments (or flat keys with `flat=true`) and each entry's type and metadata. env: `Group__Key=value` lines, as .NET and this service read environment variables (null values are left out). A file imports back unchanged.
+     * @description json and yaml: `{ service, version, exportedAt, layout, values, entries }` with typed values nested by key segments (or flat keys with `flat=true`) and each entry's type and metadata. env: `Group__Key=value` lines, as .NET and this service read environment variables (null values are left out). A file imports back unchanged. Secrets are left out (json/yaml: value null, and the entry says `isSecret`, `redacted` and its `fingerprint`; env: a comment line) unless `includeSecrets=true`, which needs the canReveal policy (else 403) and is audited as `Revealed` once per secret; importing a file where a secret is null or missing leaves it unchanged.
      */
     get: {
       parameters: {
         query?: {
           format?: 'json' | 'yaml' | 'env';
           flat?: 'true' | 'false';
+          includeSecrets?: 'true' | 'false';
         };
         header?: never;
         path: {
@@ -2704,6 +2887,10 @@ export interface paths {
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
+                  isSecret?: boolean;
+                  /** @description A secret: its value is left out (null) */
+                  redacted?: boolean;
+                  fingerprint?: string | null;
                 } | null;
                 next: {
                   /**
@@ -2715,6 +2902,10 @@ export interface paths {
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
+                  isSecret?: boolean;
+                  /** @description A secret: its value is left out (null) */
+                  redacted?: boolean;
+                  fingerprint?: string | null;
                 } | null;
               }[];
               /** @description Keys looked at that stay as they are */
@@ -3726,7 +3917,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key of the service; the key is shown only in this answer
-     * @description Send it as `Authorization: Bearer rck_…` on gRPC and REST. It works only for this service and only within its scopes; a call outside them answers 403 (gRPC PERMISSION_DENIED). `scopes` defaults to read and register (an application that reads its configuration and registers its versions); give a pipeline that sets values `write` as well.
+     * @description Send it as `Authorization: Bearer rck_…` on gRPC and REST. It works only for this service and only within its scopes; a call outside them answers 403 (gRPC PERMISSION_DENIED). `scopes` defaults to read and register (an application that reads its configuration and registers its versions); give a pipeline that sets values `write` as well. `secrets` lets the key receive secret entries over gRPC; only a canReveal user may give it (else 403).
      */
     post: {
       parameters: {
@@ -4878,6 +5069,15 @@ export interface components {
        * @description ISO 8601, microsecond precision
        */
       updatedAt: string;
+      /** @description A secret: its value is encrypted at rest and never in an answer */
+      isSecret: boolean;
+      /** @description The value is not null (for a secret, without showing it) */
+      hasValue: boolean;
+      /** @description Secrets: true, and rawValue is null */
+      redacted?: boolean;
+      fingerprint?: string | null;
+      /** @description A secret whose stored value cannot be decrypted (altered, or its key is missing) */
+      unreadable?: boolean;
     };
     ChangeRequest: {
       /**
@@ -4925,6 +5125,10 @@ export interface components {
         generation: number;
         key: string | null;
         currentValue: string | null;
+        /** @description A secret: rawValue is left out (null) */
+        isSecret?: boolean;
+        redacted?: boolean;
+        fingerprint?: string | null;
         currentGeneration: number | null;
       }[];
       approvals: {

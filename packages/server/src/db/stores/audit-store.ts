@@ -1,9 +1,17 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditStore } from '../../core/index.js';
+import type {
+  AuditAction,
+  AuditChanges,
+  AuditEntityType,
+  AuditRecord,
+  AuditStore,
+  SecretCipher,
+} from '../../core/index.js';
+import { openSecrets, sealSecrets } from './sealed-json.js';
 import type { AuditLogsTable, DatabaseSchema } from '../schema.js';
 import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
 
-function toRecord(row: Selectable<AuditLogsTable>): AuditRecord {
+function recordOf(cipher: SecretCipher, row: Selectable<AuditLogsTable>): AuditRecord {
   return {
     id: row.id,
     num: Number(row.num),
@@ -14,13 +22,13 @@ function toRecord(row: Selectable<AuditLogsTable>): AuditRecord {
     userId: row.user_id,
     userName: row.user_name,
     timestamp: Number(row.timestamp),
-    changes: JSON.parse(row.changes) as AuditChanges,
+    changes: openSecrets(JSON.parse(row.changes) as AuditChanges, cipher),
     versionId: row.version_id,
     entryKey: row.entry_key,
   };
 }
 
-function toRow(record: Omit<AuditRecord, 'num'>): Insertable<AuditLogsTable> {
+function rowOf(cipher: SecretCipher, record: Omit<AuditRecord, 'num'>): Insertable<AuditLogsTable> {
   return {
     id: record.id,
     service_id: record.serviceId,
@@ -30,13 +38,15 @@ function toRow(record: Omit<AuditRecord, 'num'>): Insertable<AuditLogsTable> {
     user_id: record.userId,
     user_name: record.userName,
     timestamp: record.timestamp,
-    changes: JSON.stringify(record.changes),
+    changes: JSON.stringify(sealSecrets(record.changes, cipher)),
     version_id: record.versionId ?? null,
     entry_key: record.entryKey ?? null,
   };
 }
 
-export function createAuditStore(db: Kysely<DatabaseSchema>): AuditStore {
+export function createAuditStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): AuditStore {
+  const toRecord = (row: Selectable<AuditLogsTable>) => recordOf(cipher, row);
+  const toRow = (record: Omit<AuditRecord, 'num'>) => rowOf(cipher, record);
   return {
     async append(record) {
       await db.insertInto('audit_logs').values(toRow(record)).execute();

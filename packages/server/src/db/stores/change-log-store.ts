@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { EntryChange } from '../../core/index.js';
+import type { EntryChange, SecretCipher } from '../../core/index.js';
+import { openedValue } from './entry-store.js';
 import type { DatabaseSchema } from '../schema.js';
 
 /**
@@ -26,7 +27,7 @@ export interface ChangeLogStore {
   entriesChangedSince(versionId: string, afterTs: number): Promise<EntryChange[]>;
 }
 
-export function createChangeLogStore(db: Kysely<DatabaseSchema>): ChangeLogStore {
+export function createChangeLogStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): ChangeLogStore {
   return {
     async appendAndNotify(change, channel, inline) {
       const { versionId, ts, createdAt, payload } = change;
@@ -63,20 +64,26 @@ export function createChangeLogStore(db: Kysely<DatabaseSchema>): ChangeLogStore
     async entriesChangedSince(versionId, afterTs) {
       const rows = await db
         .selectFrom('entries')
-        .select(['key', 'raw_value', 'generation', 'value_type', 'changed_at', 'deleted'])
+        .select(['key', 'raw_value', 'generation', 'value_type', 'changed_at', 'deleted', 'is_secret'])
         .where('version_id', '=', versionId)
         .where('changed_at', '>', afterTs)
         .orderBy('changed_at')
         .orderBy('key')
         .execute();
-      return rows.map((r) => ({
-        key: r.key,
-        value: Number(r.deleted) === 1 ? null : r.raw_value,
-        deleted: Number(r.deleted) === 1,
-        generation: Number(r.generation),
-        valueType: Number(r.value_type),
-        timestamp: Number(r.changed_at),
-      }));
+      return rows.map((r): EntryChange => {
+        const isSecret = Number(r.is_secret) === 1;
+        const opened = openedValue(cipher, Number(r.deleted) === 1 ? null : r.raw_value, isSecret);
+        return {
+          key: r.key,
+          value: opened.rawValue,
+          deleted: Number(r.deleted) === 1,
+          generation: Number(r.generation),
+          valueType: Number(r.value_type),
+          timestamp: Number(r.changed_at),
+          ...(isSecret ? { isSecret: true } : {}),
+          ...(opened.unreadable ? { unreadable: true } : {}),
+        };
+      });
     },
   };
 }

@@ -5,10 +5,16 @@ import type {
   ChangeRequestStatus,
   ChangeRequestStore,
   RequestedChange,
+  SecretCipher,
 } from '../../core/index.js';
+import { openSecrets, sealSecrets } from './sealed-json.js';
 import type { ChangeRequestsTable, DatabaseSchema } from '../schema.js';
 
-function toRecord(row: Selectable<ChangeRequestsTable>, approvals: readonly ApprovalRecord[]): ChangeRequestRecord {
+function toRecord(
+  cipher: SecretCipher,
+  row: Selectable<ChangeRequestsTable>,
+  approvals: readonly ApprovalRecord[],
+): ChangeRequestRecord {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -18,7 +24,7 @@ function toRecord(row: Selectable<ChangeRequestsTable>, approvals: readonly Appr
     authorId: row.author_id,
     authorName: row.author_name,
     status: row.status as ChangeRequestStatus,
-    changes: JSON.parse(row.changes) as RequestedChange[],
+    changes: openSecrets(JSON.parse(row.changes) as RequestedChange[], cipher),
     contentHash: row.content_hash,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -27,7 +33,7 @@ function toRecord(row: Selectable<ChangeRequestsTable>, approvals: readonly Appr
   };
 }
 
-export function createChangeRequestStore(db: Kysely<DatabaseSchema>): ChangeRequestStore {
+export function createChangeRequestStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): ChangeRequestStore {
   /** Approvals of the requests, only those given to their current changes, oldest first. */
   const approvalsOf = async (rows: readonly Selectable<ChangeRequestsTable>[]) => {
     const byRequest = new Map<string, ApprovalRecord[]>(rows.map((row) => [row.id, []]));
@@ -66,7 +72,7 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>): ChangeRequ
           author_id: request.authorId,
           author_name: request.authorName,
           status: request.status,
-          changes: JSON.stringify(request.changes),
+          changes: JSON.stringify(sealSecrets(request.changes, cipher)),
           content_hash: request.contentHash,
           closed_by: request.closedBy,
           created_at: request.createdAt,
@@ -82,7 +88,7 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>): ChangeRequ
         .where('version_id', '=', versionId)
         .executeTakeFirst();
       if (!row) return undefined;
-      return toRecord(row, (await approvalsOf([row])).get(row.id) ?? []);
+      return toRecord(cipher, row, (await approvalsOf([row])).get(row.id) ?? []);
     },
     async list(versionId, status) {
       let query = db.selectFrom('change_requests').selectAll().where('version_id', '=', versionId);
@@ -90,7 +96,7 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>): ChangeRequ
       // Bounded: a version's requests, closed ones included, are few compared to its changes.
       const rows = await query.orderBy('created_at', 'desc').orderBy('id').limit(1000).execute();
       const approvals = await approvalsOf(rows);
-      return rows.map((row) => toRecord(row, approvals.get(row.id) ?? []));
+      return rows.map((row) => toRecord(cipher, row, approvals.get(row.id) ?? []));
     },
     async update(id, change) {
       await db
@@ -98,7 +104,7 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>): ChangeRequ
         .set({
           ...(change.title !== undefined ? { title: change.title } : {}),
           ...(change.description !== undefined ? { description: change.description } : {}),
-          ...(change.changes !== undefined ? { changes: JSON.stringify(change.changes) } : {}),
+          ...(change.changes !== undefined ? { changes: JSON.stringify(sealSecrets(change.changes, cipher)) } : {}),
           ...(change.contentHash !== undefined ? { content_hash: change.contentHash } : {}),
           ...(change.status !== undefined ? { status: change.status } : {}),
           ...(change.closedBy !== undefined ? { closed_by: change.closedBy } : {}),

@@ -1,15 +1,47 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { EntryRecord, EntryStore } from '../../core/index.js';
+import {
+  noMasterKey,
+  UnreadableSecret,
+  type EntryRecord,
+  type EntryStore,
+  type SecretCipher,
+} from '../../core/index.js';
 import type { DatabaseSchema, EntriesTable } from '../schema.js';
 import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
 
-function toRecord(row: Selectable<EntriesTable>): EntryRecord {
+/**
+ * A stored value as the application reads it: a secret's is opened; one that cannot be (altered, or
+ * its master key is gone) reads as null and marks the entry unreadable, never as garbage.
+ */
+export function openedValue(
+  cipher: SecretCipher,
+  stored: string | null,
+  isSecret: boolean,
+): { rawValue: string | null; unreadable?: true } {
+  if (!isSecret || stored === null) return { rawValue: stored };
+  try {
+    return { rawValue: cipher.open(stored) };
+  } catch (error) {
+    if (error instanceof UnreadableSecret) return { rawValue: null, unreadable: true };
+    throw error;
+  }
+}
+
+/** A value as it is stored: a secret's sealed. A secret needs a master key even without a value. */
+function storedValue(cipher: SecretCipher, rawValue: string | null, isSecret: boolean): string | null {
+  if (isSecret && !cipher.ready) throw noMasterKey();
+  return isSecret && rawValue !== null ? cipher.seal(rawValue) : rawValue;
+}
+
+function toRecord(cipher: SecretCipher, row: Selectable<EntriesTable>): EntryRecord {
+  const isSecret = Number(row.is_secret) === 1;
   return {
     id: row.id,
     versionId: row.version_id,
     key: row.key,
     name: row.name,
-    rawValue: row.raw_value,
+    ...openedValue(cipher, row.raw_value, isSecret),
+    isSecret,
     valueType: Number(row.value_type),
     enumDefinition: row.enum_definition,
     description: row.description,
@@ -23,13 +55,14 @@ function toRecord(row: Selectable<EntriesTable>): EntryRecord {
   };
 }
 
-function toRow(e: EntryRecord): Insertable<EntriesTable> {
+function toRow(cipher: SecretCipher, e: EntryRecord): Insertable<EntriesTable> {
   return {
     id: e.id,
     version_id: e.versionId,
     key: e.key,
     name: e.name,
-    raw_value: e.rawValue,
+    raw_value: storedValue(cipher, e.rawValue, e.isSecret),
+    is_secret: e.isSecret ? 1 : 0,
     value_type: e.valueType,
     enum_definition: e.enumDefinition,
     description: e.description,
@@ -43,7 +76,8 @@ function toRow(e: EntryRecord): Insertable<EntriesTable> {
   };
 }
 
-export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
+export function createEntryStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): EntryStore {
+  const record = (row: Selectable<EntriesTable>) => toRecord(cipher, row);
   /** Every change of an entry also advances its generation and its change time. */
   const applyChange = async (
     id: string,
@@ -66,7 +100,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
         .where('deleted', '=', 0)
         .orderBy('key')
         .execute();
-      return rows.map(toRecord);
+      return rows.map(record);
     },
     async getLive(versionId, id) {
       const row = await db
@@ -76,7 +110,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
         .where('id', '=', id)
         .where('deleted', '=', 0)
         .executeTakeFirst();
-      return row ? toRecord(row) : undefined;
+      return row ? record(row) : undefined;
     },
     async getManyLive(versionId, ids) {
       const rows = await inChunks(ids, (slice) =>
@@ -88,7 +122,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
           .where('deleted', '=', 0)
           .execute(),
       );
-      return rows.map(toRecord);
+      return rows.map(record);
     },
     async findByKey(versionId, key) {
       const row = await db
@@ -97,29 +131,36 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
         .where('version_id', '=', versionId)
         .where('key', '=', key)
         .executeTakeFirst();
-      return row ? toRecord(row) : undefined;
+      return row ? record(row) : undefined;
     },
     async findByKeys(versionId, keys) {
       const rows = await inChunks(keys, (slice) =>
         db.selectFrom('entries').selectAll().where('version_id', '=', versionId).where('key', 'in', slice).execute(),
       );
-      return rows.map(toRecord);
+      return rows.map(record);
     },
     async insert(e) {
-      await db.insertInto('entries').values(toRow(e)).execute();
+      await db.insertInto('entries').values(toRow(cipher, e)).execute();
     },
     async insertMany(entries) {
-      // Each row binds one value per column (15).
+      // Each row binds one value per column (16).
       await inChunks(
         entries,
-        async (slice) => (await db.insertInto('entries').values(slice.map(toRow)).execute(), []),
-        Math.floor(MAX_BOUND_VALUES / 15),
+        async (slice) => (
+          await db
+            .insertInto('entries')
+            .values(slice.map((e) => toRow(cipher, e)))
+            .execute(),
+          []
+        ),
+        Math.floor(MAX_BOUND_VALUES / 16),
       );
     },
     async purge(...ids) {
       await inChunks(ids, async (slice) => (await db.deleteFrom('entries').where('id', 'in', slice).execute(), []));
     },
-    setValue: (id, change) => applyChange(id, { raw_value: change.rawValue }, change),
+    setValue: (id, change) =>
+      applyChange(id, { raw_value: storedValue(cipher, change.rawValue, change.isSecret) }, change),
     setMetadata: (id, change) =>
       applyChange(
         id,
@@ -129,7 +170,8 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
           group_name: change.groupName,
           group_description: change.groupDescription,
           enum_definition: change.enumDefinition,
-          raw_value: change.rawValue,
+          raw_value: storedValue(cipher, change.rawValue, change.isSecret),
+          is_secret: change.isSecret ? 1 : 0,
         },
         change,
       ),
@@ -143,7 +185,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>): EntryStore {
         .orderBy('changed_at')
         .orderBy('key')
         .execute();
-      return rows.map(toRecord);
+      return rows.map(record);
     },
   };
 }

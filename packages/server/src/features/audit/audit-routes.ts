@@ -5,6 +5,7 @@ import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
+import { redactSecrets, type SecretCipher } from '../../core/index.js';
 import { parseAction, parseEntityType, type AuditItem, type AuditQueries } from './audit-queries.js';
 
 const AuditRecordSchema = Type.Object(
@@ -31,8 +32,9 @@ const AuditRecordSchema = Type.Object(
 );
 const auditRef = Type.Unsafe<ReturnType<typeof auditOf>>({ $ref: 'AuditRecord#' });
 
-function auditOf(r: AuditItem) {
-  return { ...r, timestamp: microsToIso(r.timestamp) };
+/** A record as answered: secret values in its changes redacted (fingerprints only). */
+function auditOf(r: AuditItem, cipher: SecretCipher) {
+  return { ...r, changes: redactSecrets(r.changes, cipher), timestamp: microsToIso(r.timestamp) };
 }
 
 /** A time bound of the search, in µs; null when not given. */
@@ -47,7 +49,10 @@ function timeBound(field: 'from' | 'to', value: string | null | undefined): numb
   return micros;
 }
 
-export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> = async (app, { queries }) => {
+export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries; cipher: SecretCipher }> = async (
+  app,
+  { queries, cipher },
+) => {
   app.addSchema(AuditRecordSchema);
 
   app.post(
@@ -109,7 +114,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries }> =
         pageSize,
         pageToken,
       });
-      return { entities: page.entities.map(auditOf), nextPageToken: page.nextPageToken };
+      return { entities: page.entities.map((r) => auditOf(r, cipher)), nextPageToken: page.nextPageToken };
     },
   );
 };

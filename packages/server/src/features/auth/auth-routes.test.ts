@@ -136,8 +136,8 @@ describe.each(databaseKinds)('sign-in and authorization on %s', (kind) => {
         name: 'admin',
         provider: 'local',
         roles: ['admin'],
-        policies: ['canAll', 'canChange'],
-        permissions: ['canAll', 'canChange'],
+        policies: ['canAll', 'canChange', 'canReveal'],
+        permissions: ['canAll', 'canChange', 'canReveal'],
         passwordChangeRequired: false,
       });
       const cookies = res.headers.getSetCookie();
@@ -529,7 +529,7 @@ describe.each(databaseKinds)('seeded admin on %s', (kind) => {
         expect((await admin.get('/auth/me')).body).toMatchObject({
           id: 'admin',
           roles: ['admin'],
-          policies: ['canAll', 'canChange'],
+          policies: ['canAll', 'canChange', 'canReveal'],
         });
         expect((await admin.put('/api/users/admin', { password: 'changed-admin-pw-for-tests' })).status).toBe(200);
       } finally {

@@ -14,7 +14,7 @@ import {
 const PROVIDERS: readonly ProviderName[] = ['Local', 'OpenId', 'Jwt', 'Saml'];
 
 const EXPECTED_POLICIES: Readonly<Record<Who, readonly string[]>> = {
-  admin: ['canAll', 'canChange'],
+  admin: ['canAll', 'canChange', 'canReveal'],
   developer: ['canChange'],
   nobody: [],
 };

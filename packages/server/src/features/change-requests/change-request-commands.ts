@@ -10,6 +10,8 @@ import {
   type ChangeRequestStatus,
   type EntryRecord,
   type RequestedChange,
+  type SecretCipher,
+  unreadableSecret,
   type UnitOfWork,
   type VersionCaps,
   type WriteContext,
@@ -32,6 +34,8 @@ export interface ChangeRequestSettings {
   /** Versions:RequiredApprovals. */
   readonly requiredApprovals: number;
   readonly caps: VersionCaps;
+  /** A secret value counts in the content hash by its fingerprint, never as itself. */
+  readonly cipher: SecretCipher;
 }
 
 type Target = { readonly serviceId: string; readonly versionId: string };
@@ -40,10 +44,10 @@ type Target = { readonly serviceId: string; readonly versionId: string };
 const PENDING: readonly ChangeRequestStatus[] = ['open', 'approved', 'stale'];
 
 /** The digest approvals are bound to: the same changes in any order give the same hash. */
-function contentHashOf(changes: readonly RequestedChange[]): string {
+function contentHashOf(changes: readonly RequestedChange[], cipher: SecretCipher): string {
   const canonical = [...changes]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((c) => [c.id, c.rawValue, c.generation]);
+    .map((c) => [c.id, c.isSecret ? ['secret', cipher.fingerprint(c.rawValue)] : c.rawValue, c.generation]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
@@ -69,7 +73,7 @@ export class ChangeRequestCommands {
     requireWellFormed(input.changes);
     return this.uow.write(async (ctx) => {
       await requireVersion(ctx, target);
-      await requireCurrent(ctx, target.versionId, input.changes);
+      const changes = await requireCurrent(ctx, target.versionId, input.changes);
       const now = this.clock.nowMicros();
       const actor = actorOfCaller(caller);
       const request: ChangeRequestRecord = {
@@ -80,8 +84,8 @@ export class ChangeRequestCommands {
         authorId: actor.userId,
         authorName: actor.userName,
         status: 'open',
-        changes: input.changes,
-        contentHash: contentHashOf(input.changes),
+        changes,
+        contentHash: contentHashOf(changes, this.settings.cipher),
         createdAt: now,
         updatedAt: now,
         closedBy: null,
@@ -99,13 +103,13 @@ export class ChangeRequestCommands {
     return this.uow.write(async (ctx) => {
       const before = await requirePending(ctx, target, id, 'edited');
       if (!isAuthor(caller, before)) await requireServiceAccess(ctx, caller, target.serviceId, 'manage');
-      await requireCurrent(ctx, target.versionId, input.changes);
-      const contentHash = contentHashOf(input.changes);
+      const changes = await requireCurrent(ctx, target.versionId, input.changes);
+      const contentHash = contentHashOf(changes, this.settings.cipher);
       const changed = contentHash !== before.contentHash;
       if (changed) await ctx.changeRequests.clearApprovals(id);
       const status: ChangeRequestStatus = changed || before.status === 'stale' ? 'open' : before.status;
       const now = this.clock.nowMicros();
-      await ctx.changeRequests.update(id, { ...input, contentHash, status, updatedAt: now });
+      await ctx.changeRequests.update(id, { ...input, changes, contentHash, status, updatedAt: now });
       const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;
       await this.audit(ctx, actorOfCaller(caller), after, 'Updated', {
         before: auditView(viewForAudit(before)),
@@ -186,6 +190,7 @@ export class ChangeRequestCommands {
       }
       for (const change of request.changes) {
         const entry = entries.get(change.id) as EntryRecord;
+        if (change.unreadable) throw unreadableSecret(entry.key);
         const problem = checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
         if (problem) throw AppError.invalid(`${entry.key} ${problem}.`, { [entry.key]: [problem] });
         await writer.setValue(entry, change.rawValue);
@@ -271,8 +276,15 @@ async function requireVersion(ctx: WriteContext, target: Target): Promise<void> 
   }
 }
 
-/** Every change names a live entry of the version at its current generation, with a value of its type. */
-async function requireCurrent(ctx: WriteContext, versionId: string, changes: readonly RequestedChange[]) {
+/**
+ * Every change names a live entry of the version at its current generation, with a value of its type.
+ * Answers the changes marked secret where their entry is (they are then sealed at rest).
+ */
+async function requireCurrent(
+  ctx: WriteContext,
+  versionId: string,
+  changes: readonly RequestedChange[],
+): Promise<RequestedChange[]> {
   const entries = new Map(
     (
       await ctx.entries.getManyLive(
@@ -300,6 +312,12 @@ async function requireCurrent(ctx: WriteContext, versionId: string, changes: rea
         .join('; ')}.`,
     );
   }
+  return changes.map(({ id, rawValue, generation }) => ({
+    id,
+    rawValue,
+    generation,
+    ...((entries.get(id) as EntryRecord).isSecret ? { isSecret: true } : {}),
+  }));
 }
 
 async function requireRequest(ctx: WriteContext, target: Target, id: string): Promise<ChangeRequestRecord> {

@@ -1,6 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ChangeRequestRecord, ChangeRequestStatus, EntryRecord } from '../../core/index.js';
+import {
+  redactSecrets,
+  type ChangeRequestRecord,
+  type ChangeRequestStatus,
+  type EntryRecord,
+  type SecretCipher,
+} from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -48,7 +54,10 @@ const ChangeRequestSchema = Type.Object(
       Type.Object({
         ...ChangeSchema.properties,
         key: Nullable(Type.String({ description: 'The entry key (null when the entry was deleted since)' })),
-        currentValue: Nullable(Type.String({ description: "The entry's value now" })),
+        currentValue: Nullable(Type.String({ description: "The entry's value now (null for a secret)" })),
+        isSecret: Type.Optional(Type.Boolean({ description: 'A secret: rawValue is left out (null)' })),
+        redacted: Type.Optional(Type.Boolean()),
+        fingerprint: Type.Optional(Nullable(Type.String({ description: "HMAC-SHA256 of the secret's new value" }))),
         currentGeneration: Nullable(Type.Integer()),
       }),
     ),
@@ -66,7 +75,12 @@ const Body = Type.Object({
   changes: Type.Array(ChangeSchema, { minItems: 1, maxItems: MAX_REQUESTED_CHANGES }),
 });
 
-function viewOf(r: ChangeRequestRecord, entries: ReadonlyMap<string, EntryRecord>, requiredApprovals: number) {
+function viewOf(
+  r: ChangeRequestRecord,
+  entries: ReadonlyMap<string, EntryRecord>,
+  requiredApprovals: number,
+  cipher: SecretCipher,
+) {
   return {
     id: r.id,
     serviceId: r.serviceId,
@@ -82,12 +96,15 @@ function viewOf(r: ChangeRequestRecord, entries: ReadonlyMap<string, EntryRecord
     requiredApprovals,
     changes: r.changes.map((c) => {
       const entry = entries.get(c.id);
-      return {
-        ...c,
-        key: entry?.key ?? null,
-        currentValue: entry?.rawValue ?? null,
-        currentGeneration: entry?.generation ?? null,
-      };
+      return redactSecrets(
+        {
+          ...c,
+          key: entry?.key ?? null,
+          currentValue: entry?.isSecret ? null : (entry?.rawValue ?? null),
+          currentGeneration: entry?.generation ?? null,
+        },
+        cipher,
+      );
     }),
     approvals: r.approvals.map((a) => ({
       userId: a.userId,
@@ -101,12 +118,13 @@ export interface ChangeRequestRoutesOptions {
   readonly commands: ChangeRequestCommands;
   readonly queries: ChangeRequestQueries;
   readonly requiredApprovals: number;
+  readonly cipher: SecretCipher;
 }
 
 /** Change requests of a version: open, edit, approve, apply, reject, withdraw; list and read them. */
 export const changeRequestRoutes: FastifyPluginAsyncTypebox<ChangeRequestRoutesOptions> = async (
   app,
-  { commands, queries, requiredApprovals },
+  { commands, queries, requiredApprovals, cipher },
 ) => {
   app.addSchema(ChangeRequestSchema);
   const tags = ['change requests'];
@@ -115,7 +133,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<ChangeRequestRoutesO
   const oneParams = Type.Object({ serviceId: Uuid, versionId: Uuid, changeRequestId: Uuid });
 
   const show = async (request: ChangeRequestRecord) =>
-    viewOf(request, await queries.entriesOf(request.versionId), requiredApprovals);
+    viewOf(request, await queries.entriesOf(request.versionId), requiredApprovals, cipher);
 
   app.post(
     base,
@@ -157,7 +175,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<ChangeRequestRoutesO
       const status = request.query.status;
       if (status !== undefined && !STATUSES.includes(status)) throw AppError.invalid('Unknown status.');
       const { requests, entries } = await queries.list(request.params, status ?? null);
-      return requests.map((r) => viewOf(r, entries, requiredApprovals));
+      return requests.map((r) => viewOf(r, entries, requiredApprovals, cipher));
     },
   );
 
@@ -170,7 +188,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<ChangeRequestRoutesO
     async (request) => {
       const { serviceId, versionId, changeRequestId } = request.params;
       const found = await queries.get({ serviceId, versionId }, changeRequestId);
-      return viewOf(found.request, found.entries, requiredApprovals);
+      return viewOf(found.request, found.entries, requiredApprovals, cipher);
     },
   );
 

@@ -2,6 +2,10 @@ import { checkKey, checkValue } from '../../protocol.js';
 import {
   actorOfCaller,
   EntryWriter,
+  hasPolicy,
+  requireReveal,
+  revealedRecord,
+  unreadableSecret,
   type Actor,
   type EntryMetadata,
   type EntryRecord,
@@ -103,16 +107,29 @@ export class EntryCommands {
     });
   }
 
+  /**
+   * Updates display metadata, the default value and secrecy. Omitted fields keep their value (a
+   * secret's too); only canAll may make a secret an ordinary entry again.
+   */
   updateMetadata(
-    actor: Actor,
+    caller: Caller,
     serviceId: string,
     versionId: string,
     entryId: string,
     change: Partial<EntryMetadata> & { generation: number },
   ): Promise<EntryRecord> {
     return this.uow.write(async (ctx) => {
-      const writer = await this.writer(ctx, actor, serviceId, versionId);
+      const writer = await this.writer(ctx, actorOfCaller(caller), serviceId, versionId);
       const before = await requireEntry(ctx, versionId, entryId);
+      const isSecret = change.isSecret ?? before.isSecret;
+      if (before.isSecret && !isSecret && !(caller.kind === 'user' && hasPolicy(caller.identity, 'canAll'))) {
+        throw AppError.forbidden('Only admins (canAll) may turn a secret back into an ordinary entry.');
+      }
+      if (before.unreadable && change.rawValue === undefined) {
+        throw AppError.conflict(
+          `The stored value of ${before.key} cannot be decrypted (altered, or its master key is not configured); send a new rawValue with the update.`,
+        );
+      }
       // Fields left out keep their value; the generation check below makes that safe.
       const metadata: EntryMetadata = {
         name: change.name ?? before.name,
@@ -121,6 +138,7 @@ export class EntryCommands {
         groupDescription: change.groupDescription !== undefined ? change.groupDescription : before.groupDescription,
         enumDefinition: change.enumDefinition !== undefined ? change.enumDefinition : before.enumDefinition,
         rawValue: change.rawValue !== undefined ? change.rawValue : before.rawValue,
+        isSecret,
       };
       const problem = checkValue(before.valueType, metadata.rawValue, metadata.enumDefinition);
       if (problem) throw AppError.invalid('The value does not fit the entry type.', { rawValue: [problem] });
@@ -132,6 +150,20 @@ export class EntryCommands {
       const after = await writer.updateMetadata(before, metadata);
       await writer.commit();
       return after;
+    });
+  }
+
+  /** A secret's value for a canReveal user; every reveal is audited (without the value). */
+  reveal(caller: Caller, serviceId: string, versionId: string, entryId: string): Promise<EntryRecord> {
+    requireReveal(caller);
+    return this.uow.write(async (ctx) => {
+      if (!(await ctx.versions.get(serviceId, versionId))) {
+        throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+      }
+      const entry = await requireEntry(ctx, versionId, entryId);
+      if (entry.unreadable) throw unreadableSecret(entry.key);
+      await ctx.audit.append(revealedRecord(this.ids.newId(), caller, serviceId, entry, this.clock.nowMicros()));
+      return entry;
     });
   }
 

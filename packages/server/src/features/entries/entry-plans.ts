@@ -46,8 +46,10 @@ export interface PlanItem {
     readonly rawValue: string | null;
     readonly generation: number;
     readonly valueType: number;
+    readonly isSecret: boolean;
+    readonly unreadable?: boolean;
   } | null;
-  readonly next: { readonly rawValue: string | null; readonly valueType: number } | null;
+  readonly next: { readonly rawValue: string | null; readonly valueType: number; readonly isSecret: boolean } | null;
 }
 
 export interface PlanOutcome {
@@ -80,14 +82,21 @@ function describe(
       key: keyOf(change),
       action: change.kind,
       current: entry
-        ? { id: entry.id, rawValue: entry.rawValue, generation: entry.generation, valueType: entry.valueType }
+        ? {
+            id: entry.id,
+            rawValue: entry.rawValue,
+            generation: entry.generation,
+            valueType: entry.valueType,
+            isSecret: entry.isSecret,
+            ...(entry.unreadable ? { unreadable: true } : {}),
+          }
         : null,
       next:
         change.kind === 'delete'
           ? null
           : change.kind === 'set'
-            ? { rawValue: change.rawValue, valueType: entry?.valueType ?? 0 }
-            : { rawValue: change.entry.rawValue, valueType: change.entry.valueType },
+            ? { rawValue: change.rawValue, valueType: entry?.valueType ?? 0, isSecret: entry?.isSecret ?? false }
+            : { rawValue: change.entry.rawValue, valueType: change.entry.valueType, isSecret: change.entry.isSecret },
     };
   });
   const changed = new Set(changes.map((c) => c.key));

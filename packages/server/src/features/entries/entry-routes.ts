@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOfCaller, type EntryRecord } from '../../core/index.js';
-import { microsToIso } from '../../platform/clock.js';
+import { actorOfCaller, entryAnswer, type EntryAnswer, type SecretCipher } from '../../core/index.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
@@ -22,35 +21,34 @@ const EntrySchema = Type.Object(
     generation: Type.Integer(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    isSecret: Type.Boolean({ description: 'A secret: its value is encrypted at rest and never in an answer' }),
+    hasValue: Type.Boolean({ description: 'The value is not null (for a secret, without showing it)' }),
+    redacted: Type.Optional(Type.Boolean({ description: 'Secrets: true, and rawValue is null' })),
+    fingerprint: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            'Secrets: HMAC-SHA256 (hex) of the value, so equal values compare equal without being shown; null for a null value or one that cannot be decrypted',
+        }),
+      ),
+    ),
+    unreadable: Type.Optional(
+      Type.Boolean({ description: 'A secret whose stored value cannot be decrypted (altered, or its key is missing)' }),
+    ),
   },
   { $id: 'Entry' },
 );
-const entryRef = Type.Unsafe<ReturnType<typeof entryOf>>({ $ref: 'Entry#' });
+const entryRef = Type.Unsafe<EntryAnswer>({ $ref: 'Entry#' });
 
 const RawValue = Nullable(Type.String({ maxLength: ENTRY_LIMITS.rawValue }));
 const Text = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 
-export function entryOf(e: EntryRecord) {
-  return {
-    id: e.id,
-    key: e.key,
-    name: e.name,
-    rawValue: e.rawValue,
-    valueType: e.valueType,
-    enumDefinition: e.enumDefinition,
-    description: e.description,
-    groupName: e.groupName,
-    groupDescription: e.groupDescription,
-    generation: e.generation,
-    createdAt: microsToIso(e.createdAt),
-    updatedAt: microsToIso(e.updatedAt),
-  };
-}
-
-export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; queries: EntryQueries }> = async (
-  app,
-  { commands, queries },
-) => {
+export const entryRoutes: FastifyPluginAsyncTypebox<{
+  commands: EntryCommands;
+  queries: EntryQueries;
+  cipher: SecretCipher;
+}> = async (app, { commands, queries, cipher }) => {
+  const entryOf = (e: Parameters<typeof entryAnswer>[0]) => entryAnswer(e, cipher);
   app.addSchema(EntrySchema);
   const tags = ['entries'];
   const params = Type.Object({ serviceId: Uuid, versionId: Uuid });
@@ -92,6 +90,12 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
           description: Text(ENTRY_LIMITS.description),
           groupName: Text(ENTRY_LIMITS.groupName),
           groupDescription: Text(ENTRY_LIMITS.groupDescription),
+          isSecret: Type.Optional(
+            Type.Boolean({
+              description:
+                'A secret (any value type): encrypted at rest, redacted in every answer; 409 without a master key (Secrets:MasterKeyFile)',
+            }),
+          ),
         }),
         response: { 201: entryRef, ...problems(400, 401, 403, 404, 409) },
       },
@@ -111,6 +115,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
           description: b.description ?? null,
           groupName: b.groupName ?? null,
           groupDescription: b.groupDescription ?? null,
+          isSecret: b.isSecret ?? false,
         },
       );
       return reply.code(201).send(entryOf(entry));
@@ -153,6 +158,12 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
           groupDescription: Text(ENTRY_LIMITS.groupDescription),
           enumDefinition: Text(ENTRY_LIMITS.enumDefinition),
           rawValue: Type.Optional(RawValue),
+          isSecret: Type.Optional(
+            Type.Boolean({
+              description:
+                'Makes the entry secret (every stored copy of its values is then encrypted); only canAll may turn it off',
+            }),
+          ),
           generation: Type.Integer({ minimum: 0 }),
         }),
         response: { 200: entryRef, ...problems(400, 401, 403, 404, 409) },
@@ -160,14 +171,29 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{ commands: EntryCommands; q
     },
     async (request) => {
       const { serviceId, versionId, entryId } = request.params;
-      const updated = await commands.updateMetadata(
-        actorOfCaller(callerOf(request)),
-        serviceId,
-        versionId,
-        entryId,
-        request.body,
-      );
+      const updated = await commands.updateMetadata(callerOf(request), serviceId, versionId, entryId, request.body);
       return entryOf(updated);
+    },
+  );
+
+  app.post(
+    '/api/configentries/:serviceId/:versionId/:entryId/reveal',
+    {
+      config: { policy: { service: 'read' } },
+      schema: {
+        tags,
+        summary: "Show a secret's value (canReveal policy); every reveal is audited as Revealed",
+        params: entryParams,
+        response: {
+          200: Type.Object({ rawValue: Nullable(Type.String()), generation: Type.Integer() }),
+          ...problems(400, 401, 403, 404, 500),
+        },
+      },
+    },
+    async (request) => {
+      const { serviceId, versionId, entryId } = request.params;
+      const entry = await commands.reveal(callerOf(request), serviceId, versionId, entryId);
+      return { rawValue: entry.rawValue, generation: entry.generation };
     },
   );
 

@@ -14,5 +14,5 @@ export {
 } from './entry-plans.js';
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
-/** An entry as every answer shows it (REST, webhook deliveries). */
-export { entryOf, entryRoutes } from './entry-routes.js';
+export { entryRoutes } from './entry-routes.js';
+export { secretRoutes } from './secret-routes.js';

@@ -1,5 +1,6 @@
 import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
+import { redactedValue, type SecretCipher } from '../../core/index.js';
 import { Nullable, Uuid } from '../../platform/http/schemas.js';
 import type { PlanOutcome } from './entry-plans.js';
 
@@ -12,6 +13,11 @@ const Side = (description: string) =>
         valueType: Type.Integer({ minimum: 0, maximum: 8 }),
         valueTypeName: Type.String(),
         generation: Type.Optional(Type.Integer()),
+        isSecret: Type.Optional(Type.Boolean()),
+        redacted: Type.Optional(Type.Boolean({ description: 'A secret: its value is left out (null)' })),
+        fingerprint: Type.Optional(
+          Nullable(Type.String({ description: "HMAC-SHA256 of a secret's value: equal values, equal fingerprints" })),
+        ),
       },
       { description },
     ),
@@ -35,7 +41,14 @@ export const PlanOutcomeSchema = Type.Object(
   { description: 'What a restore or an import changes (or changed)' },
 );
 
-export function planOutcomeOf(outcome: PlanOutcome) {
+/** A side's value: a secret's redacted, with its fingerprint. */
+function valueOf(cipher: SecretCipher, side: { rawValue: string | null; isSecret: boolean; unreadable?: boolean }) {
+  if (!side.isSecret) return { value: side.rawValue };
+  const { fingerprint } = redactedValue(cipher, side.rawValue, side.unreadable);
+  return { value: null, isSecret: true, redacted: true, fingerprint };
+}
+
+export function planOutcomeOf(outcome: PlanOutcome, cipher: SecretCipher) {
   return {
     ...outcome,
     changes: outcome.changes.map((c) => ({
@@ -43,13 +56,13 @@ export function planOutcomeOf(outcome: PlanOutcome) {
       action: c.action,
       current: c.current && {
         id: c.current.id,
-        value: c.current.rawValue,
+        ...valueOf(cipher, c.current),
         valueType: c.current.valueType,
         valueTypeName: valueTypeName(c.current.valueType),
         generation: c.current.generation,
       },
       next: c.next && {
-        value: c.next.rawValue,
+        ...valueOf(cipher, c.next),
         valueType: c.next.valueType,
         valueTypeName: valueTypeName(c.next.valueType),
       },

@@ -15,6 +15,8 @@ interface EntryView {
   readonly groupName?: string | null;
   readonly groupDescription?: string | null;
   readonly generation?: number;
+  readonly isSecret?: boolean;
+  readonly unreadable?: boolean;
 }
 
 export interface HistoryItem {
@@ -26,6 +28,9 @@ export interface HistoryItem {
   readonly timestampMicros: number;
   readonly userId: string | null;
   readonly userName: string | null;
+  /** The entry was secret at that change: the value is shown redacted. */
+  readonly isSecret: boolean;
+  readonly unreadable: boolean;
 }
 
 const viewOf = (value: unknown): EntryView | null =>
@@ -58,7 +63,9 @@ export class EntryHistory {
       throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     }
     const records = await this.uow.read.audit.ofEntity({ entityId: entryId, beforeNum, limit: limit + 1 });
-    const mine = records.filter((r) => r.entityType === 'Entry' && r.versionId === versionId);
+    const mine = records.filter(
+      (r) => r.entityType === 'Entry' && r.versionId === versionId && r.action !== 'Revealed',
+    );
     if (mine.length === 0 && beforeNum === null) {
       throw AppError.notFound(`Entry ${entryId} has no history in this version.`);
     }
@@ -72,6 +79,8 @@ export class EntryHistory {
         timestampMicros: r.timestamp,
         userId: r.userId,
         userName: r.userName,
+        isSecret: state.view?.isSecret === true,
+        unreadable: state.view?.unreadable === true,
       };
     });
     const last = mine[limit - 1];
@@ -90,11 +99,16 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
     const then = new Map<string, { present: boolean; rawValue: string | null; meta: EntryView | null }>();
     for (const record of records) {
       const key = record.entryKey;
-      if (!key) continue;
+      if (!key || record.action === 'Revealed') continue;
       const previous = then.get(key);
       const state = stateAfter(record);
       // A value-only record (ValueSet) keeps the metadata of the last full view.
-      const full = state.view && state.view.valueType !== undefined ? state.view : (previous?.meta ?? null);
+      const full =
+        state.view && state.view.valueType !== undefined
+          ? state.view
+          : previous?.meta && state.view?.isSecret
+            ? { ...previous.meta, isSecret: true }
+            : (previous?.meta ?? null);
       then.set(key, { present: state.present, rawValue: state.view?.rawValue ?? null, meta: full });
     }
     const liveNow = (await stores.entries.listLive(versionId)).filter((e) => keys === null || keys.includes(e.key));
@@ -129,5 +143,6 @@ function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null
     description: meta.description ?? null,
     groupName: meta.groupName ?? null,
     groupDescription: meta.groupDescription ?? null,
+    isSecret: meta.isSecret === true,
   };
 }

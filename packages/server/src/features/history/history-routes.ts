@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { redactedValue, type SecretCipher } from '../../core/index.js';
 import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -16,15 +17,22 @@ const HistoryItemSchema = Type.Object({
   timestampMicros: Type.Integer({ description: 'Microseconds since the epoch: the change time on the version clock' }),
   userId: Nullable(Type.String()),
   userName: Nullable(Type.String()),
+  isSecret: Type.Boolean(),
+  redacted: Type.Optional(Type.Boolean({ description: 'A secret: the value is left out (null)' })),
+  fingerprint: Type.Optional(Nullable(Type.String({ description: "HMAC-SHA256 of the secret's value" }))),
 });
 
 export interface HistoryRoutesOptions {
   history: EntryHistory;
   plans: EntryPlans;
+  cipher: SecretCipher;
 }
 
 /** Entry history and restore to a point in time. */
-export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { history, plans }) => {
+export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (
+  app,
+  { history, plans, cipher },
+) => {
   const tags = ['history'];
 
   app.get(
@@ -54,7 +62,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         pageToken: pageToken ?? null,
       });
       return {
-        entities: page.items.map((item) => ({ ...item, timestamp: microsToIso(item.timestampMicros) })),
+        entities: page.items.map(({ unreadable, ...item }) => ({
+          ...item,
+          ...(item.isSecret
+            ? { value: null, redacted: true, fingerprint: redactedValue(cipher, item.value, unreadable).fingerprint }
+            : {}),
+          timestamp: microsToIso(item.timestampMicros),
+        })),
         nextPageToken: page.nextPageToken,
       };
     },
@@ -97,7 +111,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         throw AppError.invalid('at must be an ISO 8601 time with a zone.', { at: ['is not an ISO 8601 time'] });
       }
       const planner = restorePlanner(atMicros, keys ?? null);
-      if (dryRun) return planOutcomeOf(await plans.preview(serviceId, versionId, planner));
+      if (dryRun) return planOutcomeOf(await plans.preview(serviceId, versionId, planner), cipher);
       if (!basedOn) {
         throw AppError.invalid('Applying a restore needs the basedOn token of its dry run.', {
           basedOn: ['is required when dryRun is false'],
@@ -105,6 +119,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
       }
       return planOutcomeOf(
         await plans.apply(callerOf(request), { serviceId, versionId }, planner, { basedOn, action: 'Restored' }),
+        cipher,
       );
     },
   );

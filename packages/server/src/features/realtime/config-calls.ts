@@ -13,6 +13,7 @@ import {
 } from '../../protocol.js';
 import {
   actorOfCaller,
+  receivesSecrets,
   requireServiceAccess,
   type Caller,
   type ServiceAction,
@@ -44,6 +45,8 @@ export interface AuthorizedSubscription extends ParsedSubscribeRequest {
   readonly recheck: (() => Promise<void>) | null;
   /** Streams with equal keys share one recheck. */
   readonly credentialKey: string;
+  /** The caller receives secret entries (an API key with the `secrets` scope, a canReveal user). */
+  readonly withSecrets: boolean;
 }
 
 /**
@@ -69,25 +72,25 @@ export class ConfigCalls {
     this.requireStarted();
     requireUuid('service_id', request.serviceId);
     requireLabel(request.version);
-    await this.authorize(credentials, request.serviceId, 'read');
-    return { serviceId: request.serviceId.toLowerCase(), label: request.version };
+    const caller = await this.authorize(credentials, request.serviceId, 'read');
+    return { serviceId: request.serviceId.toLowerCase(), label: request.version, withSecrets: receivesSecrets(caller) };
   }
 
   async getConfig(request: GetConfigRequest, credentials: GrpcCredentials): Promise<GetConfigResponse> {
-    const { serviceId, label } = await this.authorizedLookup(request, credentials);
-    return this.deps.snapshots.getConfig(serviceId, label);
+    const { serviceId, label, withSecrets } = await this.authorizedLookup(request, credentials);
+    return this.deps.snapshots.getConfig(serviceId, label, withSecrets);
   }
 
   /** GetConfig in the layout of the existing Konfigo SDKs (Grpc:GetConfigLayout = Konfigo). */
   async getKonfigoConfig(request: GetConfigRequest, credentials: GrpcCredentials): Promise<KonfigoGetConfigResponse> {
-    const { serviceId, label } = await this.authorizedLookup(request, credentials);
-    return this.deps.snapshots.getKonfigoConfig(serviceId, label);
+    const { serviceId, label, withSecrets } = await this.authorizedLookup(request, credentials);
+    return this.deps.snapshots.getKonfigoConfig(serviceId, label, withSecrets);
   }
 
   /** The GetConfig answer in the configured layout as a gRPC frame, encoded once per state of the version. */
   async getConfigFrame(request: GetConfigRequest, credentials: GrpcCredentials): Promise<Uint8Array> {
-    const { serviceId, label } = await this.authorizedLookup(request, credentials);
-    return this.deps.snapshots.getConfigFrame(serviceId, label);
+    const { serviceId, label, withSecrets } = await this.authorizedLookup(request, credentials);
+    return this.deps.snapshots.getConfigFrame(serviceId, label, withSecrets);
   }
 
   async isVersionExists(request: IsVersionExistRequest, credentials: GrpcCredentials): Promise<IsVersionExistResponse> {
@@ -114,6 +117,7 @@ export class ConfigCalls {
           valueType: e.valueType,
           enumValues: e.enumValues ?? null,
           defaultValue: e.value ?? null,
+          isSecret: e.isSecret,
         })),
       })),
     );
@@ -139,6 +143,6 @@ export class ConfigCalls {
             await requireServiceAccess(this.deps.uow.read, again, parsed.serviceId, 'read');
           };
     const credentialKey = [credentials.authorization ?? '', credentials.cookie ?? '', parsed.serviceId].join('\n');
-    return { ...parsed, recheck, credentialKey };
+    return { ...parsed, recheck, credentialKey, withSecrets: receivesSecrets(caller) };
   }
 }

@@ -2,7 +2,7 @@ import type { Code } from '@connectrpc/connect';
 import { ConnectError, createContextKey, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { KonfigoLayoutService, RealtimeConfigGrpcService, type SubscriptionEvent } from '../../protocol.js';
 import type { ConfigCalls } from './config-calls.js';
-import type { EventBatch } from './event-batch.js';
+import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
 import { streamClientOf } from './stream-client.js';
@@ -78,11 +78,9 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
               parsed.versionId,
               parsed.afterTimestamp,
               queue,
-              {
-                key: parsed.credentialKey,
-                recheck: parsed.recheck,
-              },
+              { key: parsed.credentialKey, recheck: parsed.recheck },
               client,
+              audienceOf(parsed.withSecrets),
             ),
           );
           try {

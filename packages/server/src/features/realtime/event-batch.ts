@@ -9,6 +9,20 @@ import type { EntryChange } from '../../core/index.js';
 import { grpcFrame } from './native-grpc.js';
 
 /**
+ * Who an answer is for: callers allowed to read secrets get them; everyone else gets the version
+ * without its secret entries (left out, never null). Unreadable secrets are left out for all.
+ */
+export type Audience = 'secrets' | 'public';
+
+export const audienceOf = (withSecrets: boolean): Audience => (withSecrets ? 'secrets' : 'public');
+
+/** Whether a change of an entry reaches an audience. */
+export function reaches(change: EntryChange, audience: Audience): boolean {
+  if (!change.isSecret) return true;
+  return audience === 'secrets' && !change.unreadable;
+}
+
+/**
  * Changes on their way to subscribers: built once per change (or burst of changes) and shared by
  * every subscriber of the version. The protobuf message and the gRPC frame are made on first use
  * and then reused, so a change costs one encoding however many streams receive it.
@@ -18,6 +32,13 @@ export class EventBatch {
   private frameCache: Uint8Array | undefined;
 
   constructor(readonly entries: readonly EntryChange[]) {}
+
+  /** The batch of the changes an audience receives (this one when all of them reach it); null when none does. */
+  for(audience: Audience): EventBatch | null {
+    const reaching = this.entries.filter((e) => reaches(e, audience));
+    if (reaching.length === this.entries.length) return this;
+    return reaching.length > 0 ? new EventBatch(reaching) : null;
+  }
 
   get lastTimestamp(): number {
     return this.entries.at(-1)?.timestamp ?? 0;

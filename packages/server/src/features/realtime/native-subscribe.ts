@@ -1,6 +1,6 @@
 import http2 from 'node:http2';
 import { StartSubscribeRequestSchema } from '../../protocol.js';
-import type { EventBatch } from './event-batch.js';
+import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
 import { NativeGrpcCall } from './native-grpc.js';
@@ -52,6 +52,7 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
         this,
         { key: parsed.credentialKey, recheck: parsed.recheck },
         client,
+        audienceOf(parsed.withSecrets),
       );
       if (this.isFinished) {
         subscription.close();

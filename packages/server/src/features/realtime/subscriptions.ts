@@ -8,7 +8,7 @@ import {
 } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
-import { EventBatch } from './event-batch.js';
+import { EventBatch, type Audience } from './event-batch.js';
 import type { PresentStream, StreamPresence } from './presence.js';
 import type { StreamClient } from './stream-client.js';
 
@@ -27,6 +27,8 @@ export interface Subscription {
 
 interface Subscriber {
   readonly sink: SubscriberSink;
+  /** Whether it receives secret entries; the others never learn of them. */
+  readonly audience: Audience;
   /** Timestamp of the last change sent; later changes only. */
   lastTimestamp: number;
   /** Changes that arrived while the backfill was being read; null once live. */
@@ -122,6 +124,7 @@ export class Subscriptions {
     sink: SubscriberSink,
     credentials?: StreamCredentials,
     client?: StreamClient,
+    audience: Audience = 'public',
   ): Promise<Subscription> {
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
     if (this.open_ >= this.maxStreams) {
@@ -130,7 +133,7 @@ export class Subscriptions {
     }
     // Registered before anything is read: a deletion of the version committed from here on is
     // buffered, and one committed before is seen by the check below.
-    const subscriber: Subscriber = { sink, lastTimestamp: afterTimestamp, buffered: [] };
+    const subscriber: Subscriber = { sink, audience, lastTimestamp: afterTimestamp, buffered: [] };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
     this.open_++;
@@ -157,8 +160,8 @@ export class Subscriptions {
     if (!channel.subscribers.has(subscriber)) return subscription; // closed while reading
 
     // From here to going live nothing awaits, so no change can slip between the two.
-    if (backfill.length > 0) {
-      const batch = new EventBatch(backfill.map(entryChangeOf));
+    const batch = backfill.length > 0 ? new EventBatch(backfill.map(entryChangeOf)).for(audience) : null;
+    if (batch) {
       subscriber.lastTimestamp = batch.lastTimestamp;
       if (!this.send(subscriber, batch)) {
         this.drop(versionId, subscriber);
@@ -211,23 +214,26 @@ export class Subscriptions {
     const first = (notices[0] as ChangeNotice).timestamp;
     const newest = (notices.at(-1) as ChangeNotice).timestamp;
     const entries = entriesOf(notices, -Infinity);
-    // The common case: one batch, one encoding, for every live subscriber.
-    const shared = entries.length > 0 ? new EventBatch(entries) : undefined;
+    // The common case: one batch, one encoding, for every live subscriber of an audience.
+    const all = entries.length > 0 ? new EventBatch(entries) : undefined;
+    const shared = { secrets: all?.for('secrets') ?? undefined, public: all?.for('public') ?? undefined };
     let delivered = 0;
     for (const subscriber of channel.subscribers) {
       if (subscriber.buffered) {
         subscriber.buffered.push(...notices);
       } else if (subscriber.lastTimestamp >= first) {
         this.deliverTo(versionId, subscriber, notices); // just caught up: some of these it has
-      } else if (shared) {
+      } else {
         subscriber.lastTimestamp = newest;
-        if (subscriber.sink.deliver(shared)) {
-          delivered++;
+        const batch = shared[subscriber.audience];
+        if (!batch) continue;
+        if (subscriber.sink.deliver(batch)) {
+          delivered += batch.entries.length;
           if (subscriber.presence) subscriber.presence.lastEvent = newest;
         } else this.drop(versionId, subscriber);
       }
     }
-    if (delivered > 0 && shared) this.metrics?.onDelivered(delivered * shared.entries.length);
+    if (delivered > 0) this.metrics?.onDelivered(delivered);
 
     if (notices.some((n) => n.kind === 'version-deleted')) {
       for (const subscriber of channel.subscribers) {
@@ -244,9 +250,10 @@ export class Subscriptions {
   private deliverTo(versionId: string, subscriber: Subscriber, notices: readonly ChangeNotice[]): void {
     const entries = entriesOf(notices, subscriber.lastTimestamp);
     const newest = notices.at(-1)?.timestamp ?? subscriber.lastTimestamp;
-    if (entries.length > 0) {
-      subscriber.lastTimestamp = Math.max(subscriber.lastTimestamp, newest);
-      if (!this.send(subscriber, new EventBatch(entries))) {
+    const batch = entries.length > 0 ? new EventBatch(entries).for(subscriber.audience) : null;
+    subscriber.lastTimestamp = Math.max(subscriber.lastTimestamp, newest);
+    if (batch) {
+      if (!this.send(subscriber, batch)) {
         this.drop(versionId, subscriber);
         return;
       }

@@ -14,17 +14,27 @@ import {
   type EntryChange,
   type UnitOfWork,
 } from '../../core/index.js';
+import { audienceOf, reaches, type Audience } from './event-batch.js';
 import { grpcFrame } from './native-grpc.js';
+
+interface Answer {
+  response: GetConfigResponse | undefined;
+  /** The answer in the configured layout as a gRPC frame, made on first use and dropped with the response. */
+  frame: Uint8Array | undefined;
+}
 
 interface Snapshot {
   readonly versionId: string;
   readonly entries: Map<string, EntryChange>;
   lastTimestamp: number;
-  response: GetConfigResponse | undefined;
-  /** The answer in the configured layout as a gRPC frame, made on first use and dropped with the response. */
-  frame: Uint8Array | undefined;
+  answers: Record<Audience, Answer>;
   readonly stopListening: () => void;
 }
+
+const noAnswers = (): Record<Audience, Answer> => ({
+  secrets: { response: undefined, frame: undefined },
+  public: { response: undefined, frame: undefined },
+});
 
 const EMPTY = create(GetConfigResponseSchema, { entries: [] });
 const EMPTY_FRAME = grpcFrame(toBinary(GetConfigResponseSchema, EMPTY));
@@ -65,35 +75,41 @@ export class VersionSnapshots {
   }
 
   /** The snapshot of a version by label; empty when the service or version does not exist. */
-  async getConfig(serviceId: string, label: string): Promise<GetConfigResponse> {
+  async getConfig(serviceId: string, label: string, withSecrets: boolean): Promise<GetConfigResponse> {
     const snapshot = await this.byLabel(serviceId, label);
-    return snapshot ? this.responseOf(snapshot) : EMPTY;
+    return snapshot ? this.responseOf(snapshot, audienceOf(withSecrets)) : EMPTY;
   }
 
   /** The snapshot in the layout of the existing Konfigo SDKs: with the service and version ids. */
-  async getKonfigoConfig(serviceId: string, label: string): Promise<KonfigoGetConfigResponse> {
+  async getKonfigoConfig(serviceId: string, label: string, withSecrets: boolean): Promise<KonfigoGetConfigResponse> {
     const snapshot = await this.byLabel(serviceId, label);
-    return this.konfigoOf(serviceId, snapshot);
+    return this.konfigoOf(serviceId, snapshot, audienceOf(withSecrets));
   }
 
   /** The answer in the configured layout as a gRPC frame, encoded once per state of the version. */
-  async getConfigFrame(serviceId: string, label: string): Promise<Uint8Array> {
+  async getConfigFrame(serviceId: string, label: string, withSecrets: boolean): Promise<Uint8Array> {
     const snapshot = await this.byLabel(serviceId, label);
+    const audience = audienceOf(withSecrets);
     if (this.options.layout === 'Konfigo') {
-      if (!snapshot) return grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, null)));
-      snapshot.frame ??= grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, snapshot)));
-      return snapshot.frame;
+      if (!snapshot)
+        return grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, null, audience)));
+      const answer = snapshot.answers[audience];
+      answer.frame ??= grpcFrame(
+        toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, snapshot, audience)),
+      );
+      return answer.frame;
     }
     if (!snapshot) return EMPTY_FRAME;
-    snapshot.frame ??= grpcFrame(toBinary(GetConfigResponseSchema, this.responseOf(snapshot)));
-    return snapshot.frame;
+    const answer = snapshot.answers[audience];
+    answer.frame ??= grpcFrame(toBinary(GetConfigResponseSchema, this.responseOf(snapshot, audience)));
+    return answer.frame;
   }
 
-  private konfigoOf(serviceId: string, snapshot: Snapshot | null): KonfigoGetConfigResponse {
+  private konfigoOf(serviceId: string, snapshot: Snapshot | null, audience: Audience): KonfigoGetConfigResponse {
     return create(KonfigoGetConfigResponseSchema, {
       serviceId,
       versionId: snapshot?.versionId ?? '',
-      entries: snapshot ? this.responseOf(snapshot).entries : [],
+      entries: snapshot ? this.responseOf(snapshot, audience).entries : [],
     });
   }
 
@@ -102,9 +118,11 @@ export class VersionSnapshots {
     return versionId ? this.snapshot(versionId) : null;
   }
 
-  private responseOf(snapshot: Snapshot): GetConfigResponse {
-    snapshot.response ??= create(GetConfigResponseSchema, {
+  private responseOf(snapshot: Snapshot, audience: Audience): GetConfigResponse {
+    const answer = snapshot.answers[audience];
+    answer.response ??= create(GetConfigResponseSchema, {
       entries: [...snapshot.entries.values()]
+        .filter((e) => reaches(e, audience))
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .map((e) =>
           create(GetConfigResponse_ConfigEntrySchema, {
@@ -116,7 +134,7 @@ export class VersionSnapshots {
           }),
         ),
     });
-    return snapshot.response;
+    return answer.response;
   }
 
   close(): void {
@@ -174,8 +192,7 @@ export class VersionSnapshots {
         versionId,
         entries: new Map(state.entries.map((e) => [e.key, entryChangeOf(e)])),
         lastTimestamp: state.clock,
-        response: undefined,
-        frame: undefined,
+        answers: noAnswers(),
         stopListening,
       };
       if (early.some((n) => n.kind === 'version-deleted')) {
@@ -203,10 +220,7 @@ export class VersionSnapshots {
       if (change.deleted) snapshot.entries.delete(change.key);
       else snapshot.entries.set(change.key, change);
     }
-    if (notice.entries.length > 0) {
-      snapshot.response = undefined;
-      snapshot.frame = undefined;
-    }
+    if (notice.entries.length > 0) snapshot.answers = noAnswers();
   }
 
   private forget(versionId: string): void {

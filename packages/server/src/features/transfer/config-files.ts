@@ -1,5 +1,5 @@
 import { parseValueType, valueTypeName } from '../../protocol.js';
-import type { EntryRecord } from '../../core/index.js';
+import { redactedValue, type EntryRecord, type SecretCipher } from '../../core/index.js';
 import { dictionary, type Dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import { parseEnvText } from './file-parsers.js';
@@ -16,7 +16,19 @@ export interface EntryMetadata {
   readonly groupName: string | null;
   readonly groupDescription: string | null;
   readonly enumDefinition: string | null;
+  /** A secret; without its value (null) unless exported with includeSecrets. */
+  readonly isSecret?: boolean;
+  readonly redacted?: boolean;
+  readonly fingerprint?: string | null;
 }
+
+/** How an export treats secrets: left out (redacted, with fingerprints) unless included. */
+export interface ExportSecrets {
+  readonly cipher: SecretCipher;
+  readonly include: boolean;
+}
+
+const leftOut = (e: EntryRecord, secrets: ExportSecrets): boolean => e.isSecret && !secrets.include;
 
 /** One key of an imported file: its value as text (env files, promotions) or typed (json, yaml). */
 export interface ImportedEntry {
@@ -56,8 +68,13 @@ function nest(values: ReadonlyArray<readonly [string, unknown]>): Dictionary<unk
 }
 
 /** The exported document of a version: typed values (nested or flat) and every entry's type and metadata. */
-export function exportDocument(entries: readonly EntryRecord[], header: DocumentHeader, flat: boolean) {
-  const values = entries.map((e) => [e.key, toTyped(e.valueType, e.rawValue)] as const);
+export function exportDocument(
+  entries: readonly EntryRecord[],
+  header: DocumentHeader,
+  flat: boolean,
+  secrets: ExportSecrets,
+) {
+  const values = entries.map((e) => [e.key, leftOut(e, secrets) ? null : toTyped(e.valueType, e.rawValue)] as const);
   return {
     ...header,
     layout: flat ? 'flat' : 'nested',
@@ -72,6 +89,10 @@ export function exportDocument(entries: readonly EntryRecord[], header: Document
           groupName: e.groupName,
           groupDescription: e.groupDescription,
           enumDefinition: e.enumDefinition,
+          ...(e.isSecret ? { isSecret: true } : {}),
+          ...(leftOut(e, secrets)
+            ? { redacted: true, fingerprint: redactedValue(secrets.cipher, e.rawValue, e.unreadable).fingerprint }
+            : {}),
         },
       ]),
     ),
@@ -85,7 +106,7 @@ export function exportYaml(document: ReturnType<typeof exportDocument>): string 
 const ENV_NAME = /^[\w.-]+$/;
 
 /** `Group__Key=value` lines, the way .NET and this service read environment variables; quoted as dotenv reads them. */
-export function exportEnv(entries: readonly EntryRecord[], header: DocumentHeader): string {
+export function exportEnv(entries: readonly EntryRecord[], header: DocumentHeader, secrets: ExportSecrets): string {
   const badNames = entries.filter((e) => e.key.includes('__') || !ENV_NAME.test(e.key.replaceAll(':', '__')));
   if (badNames.length > 0)
     throw cannot(
@@ -96,6 +117,10 @@ export function exportEnv(entries: readonly EntryRecord[], header: DocumentHeade
   const lines = [`# ${header.service} ${header.version}, exported ${header.exportedAt}`];
   const unquotable: string[] = [];
   for (const e of entries) {
+    if (leftOut(e, secrets)) {
+      lines.push(`# ${e.key}: secret, not exported`);
+      continue;
+    }
     if (e.rawValue === null) {
       lines.push(`# ${e.key.replaceAll(':', '__')} is null`);
       continue;
@@ -155,6 +180,7 @@ function metaOf(value: unknown): Partial<EntryMetadata> | null {
     groupName: text(value.groupName),
     groupDescription: text(value.groupDescription),
     enumDefinition: text(value.enumDefinition),
+    ...(value.isSecret === true ? { isSecret: true } : {}),
   };
 }
 

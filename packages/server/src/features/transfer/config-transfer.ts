@@ -1,5 +1,13 @@
-import type { VersionCaps } from '../../core/index.js';
-import { hasPolicy, type Caller, type UnitOfWork } from '../../core/index.js';
+import type { Stores, VersionCaps } from '../../core/index.js';
+import {
+  hasPolicy,
+  requireReveal,
+  revealedRecord,
+  type Caller,
+  type SecretCipher,
+  type UnitOfWork,
+} from '../../core/index.js';
+import { randomUUID } from 'node:crypto';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { EntryPlans, PlanOutcome } from '../entries/index.js';
@@ -40,20 +48,41 @@ export class ConfigTransfer {
     private readonly clock: Clock,
     private readonly caps: VersionCaps,
     private readonly yaml: YamlWorkers,
+    private readonly cipher: SecretCipher,
   ) {}
 
+  /**
+   * A version as a file. Secrets are left out unless `includeSecrets` (canReveal only), which writes
+   * one `Revealed` audit record per secret in the same transaction that reads them.
+   */
   async exportFile(
+    caller: Caller,
     serviceId: string,
     versionId: string,
-    format: ConfigFileFormat,
-    flat: boolean,
+    options: { format: ConfigFileFormat; flat: boolean; includeSecrets: boolean },
   ): Promise<ExportedFile> {
-    const { service, version, entries } = await this.uow.readConsistent(async (stores) => ({
+    const { format, flat, includeSecrets } = options;
+    if (includeSecrets) requireReveal(caller);
+    const read = async (stores: Stores) => ({
       service: await stores.services.get(serviceId),
       version: await stores.versions.get(serviceId, versionId),
       entries: await stores.entries.listLive(versionId),
-    }));
+    });
+    const { service, version, entries } = includeSecrets
+      ? await this.uow.write(async (ctx) => {
+          const state = await read(ctx);
+          const now = this.clock.nowMicros();
+          const secrets = state.version ? state.entries.filter((e) => e.isSecret) : [];
+          const unreadable = secrets.filter((e) => e.unreadable).map((e) => e.key);
+          if (unreadable.length > 0) {
+            throw new AppError('INTERNAL', `The stored values of ${unreadable.join(', ')} cannot be decrypted.`);
+          }
+          await ctx.audit.appendMany(secrets.map((e) => revealedRecord(randomUUID(), caller, serviceId, e, now)));
+          return state;
+        })
+      : await this.uow.readConsistent(read);
     if (!service || !version) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
+    const secrets = { cipher: this.cipher, include: includeSecrets };
     const header = {
       service: service.name,
       version: version.versionLabel,
@@ -62,10 +91,10 @@ export class ConfigTransfer {
     const fileName = `${service.name}-${version.versionLabel}.${format}`.replace(/[^\w.@-]+/g, '_');
     const body =
       format === 'env'
-        ? exportEnv(entries, header)
+        ? exportEnv(entries, header, secrets)
         : format === 'yaml'
-          ? await this.yaml.stringify(exportDocument(entries, header, flat), entries.length)
-          : `${JSON.stringify(exportDocument(entries, header, flat), null, 2)}\n`;
+          ? await this.yaml.stringify(exportDocument(entries, header, flat, secrets), entries.length)
+          : `${JSON.stringify(exportDocument(entries, header, flat, secrets), null, 2)}\n`;
     return { contentType: CONTENT_TYPES[format], fileName, body };
   }
 
@@ -120,6 +149,7 @@ export class ConfigTransfer {
         groupName: e.groupName,
         groupDescription: e.groupDescription,
         enumDefinition: e.enumDefinition,
+        ...(e.isSecret ? { isSecret: true } : {}),
       },
     }));
     return () => imported;

@@ -34,7 +34,10 @@ export function importPlanner(
       const current = live.get(item.key);
       if (current) {
         const change = valueChange(current, item);
-        const problem = change && checkValue(current.valueType, change.rawValue, current.enumDefinition);
+        const problem =
+          change && item.meta?.isSecret === true && !current.isSecret
+            ? 'is secret in the source; make it secret here first'
+            : change && checkValue(current.valueType, change.rawValue, current.enumDefinition);
         if (problem) (errors[item.key] ??= []).push(problem);
         else if (change) changes.push(change);
       } else if (!createMissing) {
@@ -62,6 +65,8 @@ function rawOf(valueType: number, item: ImportedEntry): string | null {
 
 function valueChange(current: EntryRecord, item: ImportedEntry): Extract<PlannedChange, { kind: 'set' }> | null {
   const raw = rawOf(current.valueType, item);
+  // A secret left out of an export (null, redacted) stays as it is.
+  if (current.isSecret && raw === null) return null;
   return sameValue(current.valueType, current.rawValue, raw) ? null : { kind: 'set', key: current.key, rawValue: raw };
 }
 
@@ -77,6 +82,7 @@ function newEntry(item: ImportedEntry) {
     description: item.meta?.description ?? null,
     groupName: item.meta?.groupName ?? null,
     groupDescription: item.meta?.groupDescription ?? null,
+    isSecret: item.meta?.isSecret === true,
   };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
 import type { VersionCaps } from '../../core/index.js';
-import { hasPolicy, type EntryRecord } from '../../core/index.js';
+import { hasPolicy, redactedValue, type EntryRecord, type SecretCipher } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -31,6 +31,9 @@ const SideSchema = Nullable(
     groupDescription: Nullable(Type.String()),
     enumDefinition: Nullable(Type.String()),
     updatedAt: Timestamp,
+    isSecret: Type.Boolean(),
+    redacted: Type.Optional(Type.Boolean()),
+    fingerprint: Type.Optional(Nullable(Type.String())),
   }),
 );
 const VersionRefSchema = Type.Object({ serviceId: Uuid, versionId: Uuid, versionLabel: Type.String() });
@@ -57,11 +60,15 @@ const ImportBodyDoc = {
   },
 };
 
-function sideOf(e: EntryRecord | null) {
+function sideOf(cipher: SecretCipher, e: EntryRecord | null) {
   return (
     e && {
       id: e.id,
-      value: e.rawValue,
+      value: e.isSecret ? null : e.rawValue,
+      isSecret: e.isSecret,
+      ...(e.isSecret
+        ? { redacted: true, fingerprint: redactedValue(cipher, e.rawValue, e.unreadable).fingerprint }
+        : {}),
       valueType: e.valueType,
       valueTypeName: valueTypeName(e.valueType),
       generation: e.generation,
@@ -80,12 +87,13 @@ export interface TransferRoutesOptions {
   compare: VersionCompare;
   /** Versions:MaxEntries and Versions:MaxBytes: the import body limit follows from them. */
   caps: VersionCaps;
+  cipher: SecretCipher;
 }
 
 /** Compare two versions; export a version as json, yaml or env; import a file or another version. */
 export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = async (
   app,
-  { transfer, compare, caps },
+  { transfer, compare, caps, cipher },
 ) => {
   const tags = ['transfer'];
   // Files arrive as text (this plugin only: everywhere else bodies are JSON), refused unless UTF-8;
@@ -137,7 +145,11 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
       );
       return {
         ...result,
-        differences: result.differences.map((d) => ({ ...d, base: sideOf(d.base), target: sideOf(d.target) })),
+        differences: result.differences.map((d) => ({
+          ...d,
+          base: sideOf(cipher, d.base),
+          target: sideOf(cipher, d.target),
+        })),
       };
     },
   );
@@ -150,20 +162,23 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
         tags,
         summary: 'Export a version as a file (json, yaml or env)',
         description:
-          "json and yaml: `{ service, version, exportedAt, layout, values, entries }` with typed values nested by key segments (or flat keys with `flat=true`) and each entry's type and metadata. env: `Group__Key=value` lines, as .NET and this service read environment variables (null values are left out). A file imports back unchanged.",
+          "json and yaml: `{ service, version, exportedAt, layout, values, entries }` with typed values nested by key segments (or flat keys with `flat=true`) and each entry's type and metadata. env: `Group__Key=value` lines, as .NET and this service read environment variables (null values are left out). A file imports back unchanged. Secrets are left out (json/yaml: value null, and the entry says `isSecret`, `redacted` and its `fingerprint`; env: a comment line) unless `includeSecrets=true`, which needs the canReveal policy (else 403) and is audited as `Revealed` once per secret; importing a file where a secret is null or missing leaves it unchanged.",
         params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
-        querystring: Type.Object({ format: Type.Optional(Format), flat: Type.Optional(Flag) }),
+        querystring: Type.Object({
+          format: Type.Optional(Format),
+          flat: Type.Optional(Flag),
+          includeSecrets: Type.Optional(Flag),
+        }),
         response: { 200: Type.String({ description: 'The file' }), ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
       const { serviceId, versionId } = request.params;
-      const file = await transfer.exportFile(
-        serviceId,
-        versionId,
-        request.query.format ?? 'json',
-        request.query.flat === 'true',
-      );
+      const file = await transfer.exportFile(callerOf(request), serviceId, versionId, {
+        format: request.query.format ?? 'json',
+        flat: request.query.flat === 'true',
+        includeSecrets: request.query.includeSecrets === 'true',
+      });
       return reply
         .type(file.contentType)
         .header('content-disposition', `attachment; filename="${file.fileName}"`)
@@ -206,7 +221,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
         createMissing: createMissing === 'true',
         basedOn: basedOn ?? null,
       });
-      return planOutcomeOf(outcome);
+      return planOutcomeOf(outcome, cipher);
     },
   );
 };

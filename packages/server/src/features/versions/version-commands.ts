@@ -120,6 +120,7 @@ export class VersionCommands {
         description: e.description,
         groupName: e.groupName,
         groupDescription: e.groupDescription,
+        isSecret: e.isSecret,
       })),
     );
     await writer.commit();

@@ -32,6 +32,8 @@ export interface DeclaredEntry {
   readonly enumValues: string | null;
   /** The default value from the code. */
   readonly defaultValue: string | null;
+  /** Declared secret (`is_secret`): created as a secret entry. */
+  readonly isSecret?: boolean;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -143,6 +145,7 @@ export class VersionRegistration {
           description: d.description,
           groupName: d.groupName,
           groupDescription: d.groupDescription,
+          isSecret: d.isSecret === true || carried?.isSecret === true,
         };
       }),
     );

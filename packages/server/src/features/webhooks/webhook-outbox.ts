@@ -1,14 +1,15 @@
-import type {
-  DeliveryRecord,
-  Outbox,
-  ReportedChange,
-  ReportedEntryChange,
-  Stores,
-  WebhookRecord,
+import {
+  entryAnswer,
+  type DeliveryRecord,
+  type Outbox,
+  type ReportedChange,
+  type ReportedEntryChange,
+  type SecretCipher,
+  type Stores,
+  type WebhookRecord,
 } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { entryOf } from '../entries/index.js';
 import { versionOf } from '../versions/index.js';
 
 /** The entry changes a webhook is told of: those under its key prefix (all without one). */
@@ -25,10 +26,15 @@ function wants(webhook: WebhookRecord, change: ReportedChange): boolean {
 }
 
 /**
- * The body of a delivery. Entries are shown by the same function as every REST answer (`entryOf`),
- * so whatever an answer hides of an entry a delivery hides too.
+ * The body of a delivery. Entries are shown by the same function as every REST answer
+ * (`entryAnswer`), so whatever an answer hides of an entry (a secret's value) a delivery hides too,
+ * and the outbox never holds a secret's value.
  */
-export function deliveryBody(change: ReportedChange, changes: readonly ReportedEntryChange[]): string {
+export function deliveryBody(
+  change: ReportedChange,
+  changes: readonly ReportedEntryChange[],
+  cipher: SecretCipher,
+): string {
   const data = {
     serviceId: change.serviceId,
     versionId: change.versionId,
@@ -42,8 +48,8 @@ export function deliveryBody(change: ReportedChange, changes: readonly ReportedE
         key: entry.key,
         entryId: entry.id,
         action: c.action,
-        before: c.before && entryOf(c.before),
-        after: c.after && entryOf(c.after),
+        before: c.before && entryAnswer(c.before, cipher),
+        after: c.after && entryAnswer(c.after, cipher),
       };
     }),
   };
@@ -61,6 +67,7 @@ export class WebhookOutbox implements Outbox<Stores> {
   constructor(
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly cipher: SecretCipher,
   ) {}
 
   /** What to call after a commit that wrote deliveries (the dispatcher's wake-up). */
@@ -88,7 +95,7 @@ export class WebhookOutbox implements Outbox<Stores> {
           webhookId: webhook.id,
           serviceId,
           eventType: change.type,
-          payload: deliveryBody(change, matching),
+          payload: deliveryBody(change, matching, this.cipher),
           createdAt: now,
           status: 'pending',
           attempts: [],

@@ -127,8 +127,15 @@ export interface AuthenticationConfig {
 }
 
 export interface AuthorizationConfig {
-  /** Authorization:Policies:canAll / canChange: role names per policy. Defaults ['admin'] and ['developer']. */
-  readonly policies: { readonly canAll: readonly string[]; readonly canChange: readonly string[] };
+  /**
+   * Authorization:Policies:canAll / canChange / canReveal: role names per policy. Defaults ['admin'],
+   * ['developer'] and ['admin'].
+   */
+  readonly policies: {
+    readonly canAll: readonly string[];
+    readonly canChange: readonly string[];
+    readonly canReveal: readonly string[];
+  };
   /** Authorization:RoleClaimTypes, default ['role', 'roles', 'groups', 'name']. */
   readonly roleClaimTypes: readonly string[];
 }
@@ -176,6 +183,11 @@ export interface AppConfig {
     /** Webhooks:RetrySchedule: seconds to wait after each failed attempt, one per retry. */
     readonly retrySchedule: readonly number[];
   };
+  /**
+   * Secrets:MasterKeyFile (absolute path, or null: the embedded database then keeps
+   * `<DataDir>/secrets.key`) and Secrets:PreviousKeyFiles (retired keys that still decrypt).
+   */
+  readonly secrets: { readonly masterKeyFile: string | null; readonly previousKeyFiles: readonly string[] };
   readonly logging: {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
     readonly level: string;

@@ -253,6 +253,10 @@ export const CONFIG_KEYS = {
     kind: { type: 'list', default: ['developer'] },
     doc: 'roles that may set values; canAll roles are always included',
   },
+  'Authorization:Policies:canReveal': {
+    kind: { type: 'list', default: ['admin'] },
+    doc: 'roles that may read secret values: reveal one, export with `includeSecrets`, receive secrets over gRPC with a personal or Jwt token, create API keys with the `secrets` scope',
+  },
   'Authorization:RoleClaimTypes': {
     kind: { type: 'list', default: ['role', 'roles', 'groups', 'name'] },
     doc: 'claim types searched for roles, besides `RoleClaimType`. A `name` claim is often editable by the user at the identity provider; drop it from this list when roles must not come from it',
@@ -265,6 +269,17 @@ export const CONFIG_KEYS = {
     kind: { type: 'optional-text' },
     secret: true,
     doc: 'cookie-signing secret (≥ 32 characters); unset: generated once and kept in the database, shared by all instances',
+  },
+  'Secrets:MasterKeyFile': {
+    kind: { type: 'optional-text' },
+    docDefault: '`<DataDir>/secrets.key` with the embedded database; none with PostgreSQL',
+    doc: 'file holding the master key of secret values: 32 random bytes in base64 (`openssl rand -base64 32`), relative to the working directory. With the embedded database and no key the server creates `secrets.key` (mode 0600) in `Database:DataDir` at first start; with PostgreSQL and no key, secrets are refused (409).; keeping and rotating it: `docs/secrets.md`',
+    essential: true,
+  },
+  'Secrets:PreviousKeyFiles': {
+    kind: { type: 'list', default: [] },
+    docDefault: 'none',
+    doc: 'files of retired master keys that still decrypt, until `POST /api/admin/secrets/rotate` has re-wrapped every value with the current key',
   },
   'Grpc:RequireAuthentication': {
     kind: { type: 'boolean', default: true },

@@ -115,10 +115,11 @@ describe('loadConfig defaults', () => {
     expect(config.authentication.openId).toBeNull();
     expect(config.authentication.jwt).toBeNull();
     expect(config.authorization).toEqual({
-      policies: { canAll: ['admin'], canChange: ['developer'] },
+      policies: { canAll: ['admin'], canChange: ['developer'], canReveal: ['admin'] },
       roleClaimTypes: ['role', 'roles', 'groups', 'name'],
     });
     expect(config.session).toEqual({ idleTimeoutMinutes: 480, secret: null });
+    expect(config.secrets).toEqual({ masterKeyFile: null, previousKeyFiles: [] });
     expect(config.grpc).toEqual({
       requireAuthentication: true,
       keepAliveSeconds: 30,

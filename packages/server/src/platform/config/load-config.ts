@@ -90,6 +90,7 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       allowPrivateNetworks: reader.read('Webhooks:AllowPrivateNetworks'),
       retrySchedule: readRetrySchedule(reader),
     },
+    secrets: readSecrets(reader, options.cwd),
     logging: { level: reader.read('Logging:Level') },
   };
   if (reader.issues.length > 0) throw new ConfigError(reader.issues);
@@ -107,6 +108,14 @@ function readRetrySchedule(reader: ConfigReader): number[] {
     return [];
   }
   return seconds;
+}
+
+function readSecrets(reader: ConfigReader, cwd: string): AppConfig['secrets'] {
+  const file = reader.read('Secrets:MasterKeyFile');
+  return {
+    masterKeyFile: file === null ? null : resolve(cwd, file),
+    previousKeyFiles: reader.read('Secrets:PreviousKeyFiles').map((f) => resolve(cwd, f)),
+  };
 }
 
 function environmentName(env: Readonly<Record<string, string | undefined>>, problem: Problems): string {
@@ -329,6 +338,7 @@ function readAuthorization(reader: ConfigReader): AuthorizationConfig {
     policies: {
       canAll: reader.read('Authorization:Policies:canAll'),
       canChange: reader.read('Authorization:Policies:canChange'),
+      canReveal: reader.read('Authorization:Policies:canReveal'),
     },
     roleClaimTypes: reader.read('Authorization:RoleClaimTypes'),
   };

@@ -133,7 +133,11 @@ async function converse(send: (call: Call) => Promise<Answer>, secure: boolean) 
   expect(String(anonymous.headers['content-type'])).toContain('application/problem+json');
 
   const login = await send(LOGIN);
-  expect(JSON.parse(login.text)).toMatchObject({ id: 'admin', provider: 'local', policies: ['canAll', 'canChange'] });
+  expect(JSON.parse(login.text)).toMatchObject({
+    id: 'admin',
+    provider: 'local',
+    policies: ['canAll', 'canChange', 'canReveal'],
+  });
   const cookie = sessionCookie(login, secure);
 
   const me = await send({ method: 'GET', path: '/api/auth/me', cookie });

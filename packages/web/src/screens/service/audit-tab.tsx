@@ -32,6 +32,7 @@ const ACTIONS = [
   'Applied',
   'Rejected',
   'Withdrawn',
+  'Revealed',
 ];
 
 /** A datetime-local value (the user's time) as an instant; `to` takes in its whole minute. */

@@ -118,12 +118,24 @@ export function EntryDrawer() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Stored value</Table.Th>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{shown(entry.rawValue)}</Table.Td>
+                <Table.Td style={{ wordBreak: 'break-all' }}>
+                  {entry.isSecret
+                    ? `${entry.hasValue ? '••••••' : 'null'} (secret; fingerprint ${entry.fingerprint?.slice(0, 16) ?? 'none'})`
+                    : shown(entry.rawValue)}
+                </Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>{first.data?.registered ? 'Registered default' : 'First value'}</Table.Th>
                 <Table.Td style={{ wordBreak: 'break-all' }}>
-                  {first.data ? <FirstValueText first={first.data} /> : first.isPending ? '…' : '—'}
+                  {entry.isSecret ? (
+                    '••••••'
+                  ) : first.data ? (
+                    <FirstValueText first={first.data} />
+                  ) : first.isPending ? (
+                    '…'
+                  ) : (
+                    '—'
+                  )}
                 </Table.Td>
               </Table.Tr>
               <Table.Tr>

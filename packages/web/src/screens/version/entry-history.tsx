@@ -9,6 +9,8 @@ import { useEntryHistory } from './use-plans';
 
 function shown(item: HistoryItem) {
   if (item.deleted) return <Text c="dimmed">deleted</Text>;
+  // A secret's value is never shown: its fingerprint tells one value from another.
+  if (item.redacted) return <Code>{item.fingerprint ? `•••••• ${item.fingerprint.slice(0, 8)}` : 'null'}</Code>;
   return <Code>{item.value === null ? 'null' : item.value === '' ? '""' : item.value}</Code>;
 }
 

@@ -4,6 +4,7 @@ import { valueTypeName } from '@realtime-config/protocol';
 import { AnchorLink } from '../../components/anchor-link';
 import { KeyText } from '../../components/key-text';
 import { memo } from 'react';
+import { SecretEditor } from './editors/secret-editor';
 import { ValueEditor } from './editors/value-editor';
 import { isStale, type PendingChange } from './pending-changes';
 
@@ -31,7 +32,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
   const staleId = `stale-${entry.id}`;
   const value = pending ? pending.raw : entry.rawValue;
   // Every type accepts null (no value: applications read their default).
-  const canSetNull = value !== null;
+  const canSetNull = entry.isSecret ? (pending ? pending.raw !== null : entry.hasValue) : value !== null;
   const describedBy = [stale ? staleId : undefined, readOnlyReasonId].filter(Boolean).join(' ') || undefined;
 
   return (
@@ -50,6 +51,11 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
           <Badge variant="outline" size="sm">
             {valueTypeName(entry.valueType)}
           </Badge>
+          {entry.isSecret && (
+            <Badge color="grape" size="sm">
+              Secret
+            </Badge>
+          )}
           {pending && !stale && (
             <Badge color="blue" size="sm">
               Edited
@@ -74,22 +80,44 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
         )}
       </Stack>
       <Stack gap={4}>
-        <ValueEditor
-          entry={entry}
-          value={value}
-          onChange={(raw) => onEdit(entry, raw)}
-          error={pending?.error}
-          disabled={readOnlyReasonId !== undefined}
-          describedBy={describedBy}
-        />
-        {pending && (
+        {entry.isSecret ? (
+          <SecretEditor
+            entry={entry}
+            serviceId={props.serviceId}
+            versionId={props.versionId}
+            keyId={keyId}
+            value={value}
+            edited={pending !== undefined}
+            onChange={(raw) => onEdit(entry, raw)}
+            error={pending?.error}
+            disabled={readOnlyReasonId !== undefined}
+            describedBy={describedBy}
+          />
+        ) : (
+          <ValueEditor
+            entry={entry}
+            value={value}
+            onChange={(raw) => onEdit(entry, raw)}
+            error={pending?.error}
+            disabled={readOnlyReasonId !== undefined}
+            describedBy={describedBy}
+          />
+        )}
+        {pending && !entry.isSecret && (
           <Text size="xs" c="dimmed">
             Before your edit: <code>{shown(pending.baseRaw)}</code>
           </Text>
         )}
         {stale && (
           <Text size="xs" c="orange" id={staleId}>
-            Changed elsewhere to <code>{shown(entry.rawValue)}</code>. Your edit is kept; saving asks which to keep.
+            {entry.isSecret ? (
+              'Changed elsewhere.'
+            ) : (
+              <>
+                Changed elsewhere to <code>{shown(entry.rawValue)}</code>.
+              </>
+            )}{' '}
+            Your edit is kept; saving asks which to keep.
           </Text>
         )}
         {canSetNull && readOnlyReasonId === undefined && (

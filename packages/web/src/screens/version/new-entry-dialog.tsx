@@ -1,4 +1,4 @@
-import { Button, Group, NativeSelect, SimpleGrid, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, NativeSelect, SimpleGrid, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { checkKey, checkValue, VALUE_TYPE_NAMES, ValueType } from '@realtime-config/protocol';
 import { useId, useState } from 'react';
 import { ProblemError } from '../../api/problem';
@@ -58,6 +58,7 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
   const [raw, setRaw] = useState<string | null>(null);
   const [valueTouched, setValueTouched] = useState(false);
   const [submitted, setSubmitted] = useState(false);
+  const [secret, setSecret] = useState(false);
   const formatId = useId();
   const valueType = Number(form.values.valueType) as ValueType;
   const isEnum = valueType === ValueType.ENUM;
@@ -82,6 +83,7 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
         description: orNull(v.description),
         groupName: orNull(v.groupName),
         groupDescription: orNull(v.groupDescription),
+        ...(secret ? { isSecret: true } : {}),
       },
       { onSuccess: props.onClose },
     );
@@ -99,6 +101,7 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
       onOpen={() => {
         form.reset();
         setRaw(null);
+        setSecret(false);
         setValueTouched(false);
         setSubmitted(false);
       }}
@@ -154,6 +157,12 @@ export function NewEntryDialog(props: { serviceId: string; versionId: string; op
           </Group>
         )}
       </Stack>
+      <Checkbox
+        label="Secret"
+        description="Encrypted at rest, never shown again (only revealed, audited), and sent only to applications allowed to read secrets"
+        checked={secret}
+        onChange={(e) => setSecret(e.currentTarget.checked)}
+      />
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <TextInput label="Display name" description="Defaults to the key" {...form.input('name')} />
         <TextInput label="Group" {...form.input('groupName')} />

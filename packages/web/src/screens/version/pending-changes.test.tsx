@@ -18,6 +18,8 @@ function entry(overrides: Partial<Entry>): Entry {
     generation: 3,
     createdAt: '2026-01-01T00:00:00.000000Z',
     updatedAt: '2026-01-01T00:00:00.000000Z',
+    isSecret: false,
+    hasValue: true,
     ...overrides,
   };
 }

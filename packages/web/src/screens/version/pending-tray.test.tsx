@@ -21,6 +21,8 @@ const entry: Entry = {
   generation: 3,
   createdAt: '2026-01-01T00:00:00.000000Z',
   updatedAt: '2026-01-01T00:00:00.000000Z',
+  isSecret: false,
+  hasValue: true,
 };
 
 /** The tray with one edit in it, as the version page holds it. */

@@ -63,6 +63,20 @@ export function useLiveEntries(
             continue;
           }
           if (event.generation <= entry.generation) continue;
+          // A secret's value is never kept in the page (a console of a canReveal user may receive
+          // it on the stream): the list is read again, redacted, with its new fingerprint.
+          if (entry.isSecret) {
+            refetch = true;
+            byKey.set(event.key, {
+              ...entry,
+              generation: event.generation,
+              updatedAt: isoOf(event) ?? entry.updatedAt,
+            });
+            if (!(saving.current.has(event.key) && saving.current.get(event.key) === (event.value ?? null))) {
+              changed.push(event.key);
+            }
+            continue;
+          }
           if (event.value === undefined || event.value === entry.rawValue) refetch = true;
           if (event.value === undefined) byKey.delete(event.key);
           else

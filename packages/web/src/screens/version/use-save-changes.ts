@@ -30,7 +30,11 @@ export function useSaveChanges(
       sent.map((c) => ({ id: c.entryId, rawValue: c.raw, generation: c.baseGeneration })),
       {
         onSuccess: (updated) => {
-          for (const entry of updated) pending.rebase(entry);
+          // A secret's answer carries no value to compare with: what was sent is what is stored.
+          for (const entry of updated) {
+            if (entry.isSecret) pending.discard(entry.id);
+            else pending.rebase(entry);
+          }
           notifications.show({
             color: 'green',
             message: updated.length === 1 ? `Saved ${updated[0]?.key ?? ''}` : `Saved ${updated.length} values`,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOfCaller, API_KEY_SCOPES, DEFAULT_API_KEY_SCOPES } from '../../../core/index.js';
+import { actorOfCaller, API_KEY_SCOPES, DEFAULT_API_KEY_SCOPES, requireReveal } from '../../../core/index.js';
 import { microsToIso } from '../../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../../platform/http/schemas.js';
 import type { ApiKeys, ApiKeyView } from './api-keys.js';
@@ -86,7 +86,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
         tags,
         summary: 'Create an API key of the service; the key is shown only in this answer',
         description:
-          'Send it as `Authorization: Bearer rck_…` on gRPC and REST. It works only for this service and only within its scopes; a call outside them answers 403 (gRPC PERMISSION_DENIED). `scopes` defaults to read and register (an application that reads its configuration and registers its versions); give a pipeline that sets values `write` as well.',
+          'Send it as `Authorization: Bearer rck_…` on gRPC and REST. It works only for this service and only within its scopes; a call outside them answers 403 (gRPC PERMISSION_DENIED). `scopes` defaults to read and register (an application that reads its configuration and registers its versions); give a pipeline that sets values `write` as well. `secrets` lets the key receive secret entries over gRPC; only a canReveal user may give it (else 403).',
         params,
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200, examples: ['deploy pipeline'] }),
@@ -99,7 +99,10 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
     },
     async (request, reply) => {
       const { name, scopes } = request.body;
-      const created = await apiKeys.create(actorOfCaller(callerOf(request)), request.params.serviceId, {
+      const caller = callerOf(request);
+      // A key that reads secrets is made only by someone who may read them.
+      if (scopes?.includes('secrets')) requireReveal(caller);
+      const created = await apiKeys.create(actorOfCaller(caller), request.params.serviceId, {
         name,
         scopes: scopes ?? DEFAULT_API_KEY_SCOPES,
       });

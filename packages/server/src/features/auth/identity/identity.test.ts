@@ -54,15 +54,15 @@ describe('claimValues', () => {
 describe('policiesFor', () => {
   const authorization = defaults.authorization;
 
-  it('gives admin both policies, developer canChange only, others nothing', () => {
-    expect(policiesFor(['admin'], authorization)).toEqual(['canAll', 'canChange']);
+  it('gives admin every policy, developer canChange only, others nothing', () => {
+    expect(policiesFor(['admin'], authorization)).toEqual(['canAll', 'canChange', 'canReveal']);
     expect(policiesFor(['developer'], authorization)).toEqual(['canChange']);
     expect(policiesFor(['guest'], authorization)).toEqual([]);
     expect(policiesFor([], authorization)).toEqual([]);
   });
 
   it('admits every canAll role to canChange even when the canChange list does not name it', () => {
-    const custom = { ...authorization, policies: { canAll: ['ops'], canChange: ['dev'] } };
+    const custom = { ...authorization, policies: { canAll: ['ops'], canChange: ['dev'], canReveal: [] } };
     expect(policiesFor(['ops'], custom)).toEqual(['canAll', 'canChange']);
     expect(policiesFor(['dev'], custom)).toEqual(['canChange']);
     expect(policiesFor(['admin', 'developer'], custom)).toEqual([]);
@@ -75,14 +75,18 @@ describe('policiesFor', () => {
     ]);
     expect(policiesFor(['platform-admins'], custom.authorization)).toEqual(['canAll', 'canChange']);
     expect(policiesFor(['engineers'], custom.authorization)).toEqual(['canChange']);
-    expect(policiesFor(['admin'], custom.authorization)).toEqual([]);
+    expect(policiesFor(['admin'], custom.authorization)).toEqual(['canReveal']);
   });
 });
 
 describe('resolveIdentity', () => {
   it('uses the default role claim types role, roles, groups, name', () => {
     expect(defaults.authorization.roleClaimTypes).toEqual(['role', 'roles', 'groups', 'name']);
-    expect(defaults.authorization.policies).toEqual({ canAll: ['admin'], canChange: ['developer'] });
+    expect(defaults.authorization.policies).toEqual({
+      canAll: ['admin'],
+      canChange: ['developer'],
+      canReveal: ['admin'],
+    });
   });
 
   it('resolves id, e-mail and name from short-name claims (typical OIDC token)', () => {
@@ -109,7 +113,7 @@ describe('resolveIdentity', () => {
     );
     expect(identity).toMatchObject({ id: 'u-1', email: 'ann@example.com', name: 'Ann', provider: 'saml' });
     expect(identity?.roles).toEqual(expect.arrayContaining(['admin']));
-    expect(identity?.policies).toEqual(['canAll', 'canChange']);
+    expect(identity?.policies).toEqual(['canAll', 'canChange', 'canReveal']);
   });
 
   it('collects roles from role, roles, groups and name, single values and arrays, without duplicates', () => {
@@ -127,6 +131,7 @@ describe('resolveIdentity', () => {
     expect(resolveIdentity('jwt', { sub: 'u', permissions: ['admin'] }, short)?.policies).toEqual([
       'canAll',
       'canChange',
+      'canReveal',
     ]);
     expect(resolveIdentity('jwt', { sub: 'u', permissions: ['admin'] }, defaults)?.policies).toEqual([]);
 
@@ -138,12 +143,13 @@ describe('resolveIdentity', () => {
     expect(resolveIdentity('openid', { sub: 'u', groups: ['admin', 'x'] }, groups)?.policies).toEqual([
       'canAll',
       'canChange',
+      'canReveal',
     ]);
   });
 
   it('drops name from the role claim types when configured, so an editable display name grants nothing', () => {
     const withName = resolveIdentity('openid', { sub: 'u', name: 'admin' }, defaults);
-    expect(withName?.policies).toEqual(['canAll', 'canChange']);
+    expect(withName?.policies).toEqual(['canAll', 'canChange', 'canReveal']);
 
     const noName = settingsFrom(['--Authorization:RoleClaimTypes:0=role', '--Authorization:RoleClaimTypes:1=groups']);
     expect(noName.authorization.roleClaimTypes).toEqual(['role', 'groups']);

@@ -50,7 +50,7 @@ export function claimValues(claims: Claims, type: string): string[] {
     .flatMap(([, value]) => asStrings(value));
 }
 
-/** canChange also admits every role of canAll. */
+/** canChange also admits every role of canAll; canReveal admits only its own roles. */
 export function policiesFor(roles: readonly string[], authorization: AuthorizationConfig): PolicyName[] {
   const has = (allowed: readonly string[]): boolean => roles.some((role) => allowed.includes(role));
   const canAll = has(authorization.policies.canAll);
@@ -58,6 +58,8 @@ export function policiesFor(roles: readonly string[], authorization: Authorizati
   const policies: PolicyName[] = [];
   if (canAll) policies.push('canAll');
   if (canChange) policies.push('canChange');
+  // Reading secrets is its own policy: canAll does not imply it.
+  if (has(authorization.policies.canReveal)) policies.push('canReveal');
   return policies;
 }
 

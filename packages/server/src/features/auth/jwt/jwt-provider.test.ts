@@ -45,6 +45,7 @@ function jwtArgs(issuer: TestIssuer, extra: readonly string[] = []): string[] {
     // Without `name`, which users can often edit themselves (docs/auth/jwt.md).
     '--Authorization:RoleClaimTypes:0=groups',
     '--Authorization:Policies:canAll:0=platform-admins',
+    '--Authorization:Policies:canReveal:0=platform-admins',
     '--Authorization:Policies:canChange:0=config-editors',
     ...extra,
   ];
@@ -106,8 +107,8 @@ describe.each(databaseKinds)('Jwt provider on %s', (kind) => {
       name: 'Ada Admin',
       provider: 'jwt',
       roles: ['platform-admins'],
-      policies: ['canAll', 'canChange'],
-      permissions: ['canAll', 'canChange'],
+      policies: ['canAll', 'canChange', 'canReveal'],
+      permissions: ['canAll', 'canChange', 'canReveal'],
       passwordChangeRequired: false,
     });
     const editor = await call('GET', '/auth/me', await tokenFor(EDITOR_CLAIMS));
@@ -326,7 +327,7 @@ describe('Jwt provider settings', () => {
       const token = await signToken({ sub: 'mallory', name: 'platform-admins' }, { key, issuer: issuer.issuer });
       const res = await me(server, token);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ roles: ['platform-admins'], policies: ['canAll', 'canChange'] });
+      expect(res.body).toMatchObject({ roles: ['platform-admins'], policies: ['canAll', 'canChange', 'canReveal'] });
     } finally {
       await server.close();
     }

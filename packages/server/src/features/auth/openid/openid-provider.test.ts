@@ -81,8 +81,8 @@ describe.each(databaseKinds)('OpenId provider on %s', (kind) => {
       name: 'Alice Admin',
       provider: 'openid',
       roles: ['admin', 'staff'],
-      policies: ['canAll', 'canChange'],
-      permissions: ['canAll', 'canChange'],
+      policies: ['canAll', 'canChange', 'canReveal'],
+      permissions: ['canAll', 'canChange', 'canReveal'],
       passwordChangeRequired: false,
     });
     expect((await browser.get(`${app}/api/auth/me`)).status).toBe(200);

@@ -50,6 +50,7 @@ const samlArgs = (idp: TestIdentityProvider, entityId = IDP_ENTITY_ID): string[]
   '--Authentication:Saml:RequireHttpsMetadata=false',
   '--Authentication:RoleClaimType=groups',
   '--Authorization:Policies:canAll:0=rc-admins',
+  '--Authorization:Policies:canReveal:0=rc-admins',
   '--Authorization:Policies:canChange:0=rc-developers',
   // The display name is not a role (docs/auth/saml.md): search only these claim types.
   '--Authorization:RoleClaimTypes:0=role',
@@ -119,8 +120,8 @@ describe.each(databaseKinds)('Saml provider on %s', (kind) => {
       name: 'Alice Example',
       provider: 'saml',
       roles: ['rc-admins', 'staff'],
-      policies: ['canAll', 'canChange'],
-      permissions: ['canAll', 'canChange'],
+      policies: ['canAll', 'canChange', 'canReveal'],
+      permissions: ['canAll', 'canChange', 'canReveal'],
       passwordChangeRequired: false,
     });
     expect((await client.post('/api/services/search', {})).status).toBe(200);

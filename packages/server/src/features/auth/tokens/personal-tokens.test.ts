@@ -56,7 +56,7 @@ describe.each(databaseKinds)('personal access tokens on %s', (kind) => {
 
     const me = await server.client().get('/api/auth/me', bearer(created.token));
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: 'admin', policies: ['canAll', 'canChange'] });
+    expect(me.body).toMatchObject({ id: 'admin', policies: ['canAll', 'canChange', 'canReveal'] });
     const minted = await server.client().post('/api/auth/tokens', { name: 'child' }, bearer(created.token));
     expect(minted.status).toBe(403);
     expect(((await admin.get('/api/auth/tokens')).body as Array<{ name: string }>).map((t) => t.name)).not.toContain(
@@ -125,6 +125,7 @@ describe.each(databaseKinds)('personal access tokens on %s', (kind) => {
     expect((await server.client().get('/api/auth/me', bearer(second.token))).body.policies).toEqual([
       'canAll',
       'canChange',
+      'canReveal',
     ]);
     expect((await admin.put(`/api/users/dev-${kind}`, { password: 'a-brand-new-password-of-dev' })).status).toBe(200);
     expect((await server.client().get('/api/auth/me', bearer(second.token))).status).toBe(401);
