@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
@@ -7,6 +10,7 @@ import {
   type ReceivedDelivery,
   type WebhookReceiver,
 } from '@realtime-config/test-support/webhook-receiver';
+import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 
 interface Delivery {
   id: string;
@@ -78,9 +82,12 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
   };
 
   beforeAll(async () => {
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
+    createMasterKeyFile(keyFile);
     server = await startTestServer({
       kind,
       args: [
+        `--Secrets:MasterKeyFile=${keyFile}`,
         '--Webhooks:AllowPrivateNetworks=true',
         '--Webhooks:RetrySchedule:0=0.2',
         '--Webhooks:RetrySchedule:1=0.2',
@@ -148,6 +155,28 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
     expect(logged!.attempts).toHaveLength(1);
     expect(logged!.attempts[0]).toMatchObject({ statusCode: 200, error: null });
     expect(r.received).toHaveLength(1);
+  });
+
+  it("shows a secret's value in no delivery: redacted with its fingerprint, as REST answers show it", async () => {
+    const r = await receiver();
+    const hook = await createWebhook({ url: r.url, keyPrefix: 'Vault:' });
+    const created = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+      key: 'Vault:Password',
+      valueType: 1,
+      rawValue: 'plain-marker-7f3a',
+      isSecret: true,
+    });
+    expect(created.status, created.text).toBe(201);
+    await setValues({ 'Vault:Password': 'plain-marker-9c1e' });
+    const got = await r.waitFor(2);
+    for (const d of got) expect(d.body).not.toMatch(/plain-marker/);
+    const [creation, set] = got.map((d) => verify(hook.secret, d).data.changes[0]);
+    expect(creation.after).toMatchObject({ key: 'Vault:Password', rawValue: null, isSecret: true, redacted: true });
+    expect(set.before.fingerprint).toBe(creation.after.fingerprint);
+    expect(set.after.fingerprint).toMatch(/^[0-9a-f]{16,}$/);
+    expect(set.after.fingerprint).not.toBe(set.before.fingerprint);
+    const stored = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body as any[];
+    expect(stored.find((e) => e.key === 'Vault:Password')?.fingerprint).toBe(set.after.fingerprint);
   });
 
   it('tells each webhook only what it asks for: event types, versions, key prefix', async () => {
