@@ -119,6 +119,7 @@ describe('field numbers and types (docs/grpc.md, Messages)', () => {
         ['value_type', 4, 'konfigo.client.ValueType'],
         ['enum_values', 5, 'google.protobuf.StringValue'],
         ['value', 6, 'google.protobuf.StringValue'],
+        ['is_secret', 7, 'bool'],
       ],
     ],
     [CreateVersionResponseSchema, [['version_id', 1, 'string']]],
