@@ -6,6 +6,9 @@ export default defineConfig({
   resolve: { conditions: ['@realtime-config/source'] },
   ssr: { resolve: { conditions: ['@realtime-config/source'] } },
   test: {
+    // Files run two at a time even on two cores (Vitest's default there is one): most of a test's
+    // time is spent waiting on a server, a database or a browser, not computing.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
