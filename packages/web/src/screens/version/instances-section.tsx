@@ -100,7 +100,7 @@ export function InstancesSection({ serviceId, versionId }: { serviceId: string; 
                   <TimeText iso={i.lastEventTimestamp} />
                 </Table.Td>
                 <Table.Td data-label="State">
-                  <Badge color={i.upToDate ? 'green' : 'orange'} variant="dot">
+                  <Badge color={i.upToDate ? 'green' : 'orange'} variant="dot" miw="max-content">
                     {i.upToDate ? 'Up to date' : 'Behind'}
                   </Badge>
                 </Table.Td>

@@ -135,7 +135,9 @@ export function VersionPage() {
         />
         {entries.data && (
           <Text size="sm" c="dimmed" aria-live="polite">
-            {filter ? `${shown.length} of ${all.length} entries` : `${all.length} entries`}
+            {filter
+              ? `${shown.length} of ${all.length} ${all.length === 1 ? 'entry' : 'entries'}`
+              : `${all.length} ${all.length === 1 ? 'entry' : 'entries'}`}
           </Text>
         )}
       </Group>
