@@ -1,23 +1,10 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Loader,
-  Modal,
-  NativeSelect,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Badge, Button, Code, Group, Loader, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { CreatedPersonalToken, PersonalToken } from '@realtime-config/protocol/rest';
 import { ProblemError } from '../../api/problem';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
+import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
 import { useCreateToken, useRevokeToken, useTokens } from './use-tokens';
 
@@ -31,29 +18,16 @@ const EXPIRIES = [
 
 function CreatedTokenDialog({ created, onClose }: { created: CreatedPersonalToken | null; onClose: () => void }) {
   return (
-    <Modal opened={created !== null} onClose={onClose} title="Token created" closeOnClickOutside={false}>
-      {created && (
-        <Stack>
-          <Alert color="yellow" title="Copy it now">
-            This is the only time the token is shown. Send it as <Code>authorization: Bearer …</Code>; it acts as you
-            until <TimeText iso={created.expiresAt} />.
-          </Alert>
-          <Code block aria-label="New token" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>
-            {created.token}
-          </Code>
-          <Group justify="flex-end">
-            <CopyButton value={created.token}>
-              {({ copied, copy }) => (
-                <Button variant="light" onClick={copy}>
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
-            <Button onClick={onClose}>Done</Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
+    <ShownOnceDialog
+      value={created?.token ?? null}
+      title="Token created"
+      valueLabel="New token"
+      copyLabel="Copy"
+      onClose={onClose}
+    >
+      This is the only time the token is shown. Send it as <Code>authorization: Bearer …</Code>; it acts as you until{' '}
+      <TimeText iso={created?.expiresAt ?? null} />.
+    </ShownOnceDialog>
   );
 }
 

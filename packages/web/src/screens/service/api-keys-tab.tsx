@@ -1,23 +1,10 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Checkbox,
-  Code,
-  CopyButton,
-  Group,
-  Loader,
-  Modal,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { ApiKeyScope, CreatedApiKey } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
+import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
 import { useMe } from '../sign-in/use-session';
 import { apiKeysTabRoute } from './route';
@@ -34,28 +21,15 @@ const DEFAULT_SCOPES: readonly ApiKeyScope[] = ['read', 'register'];
 
 function CreatedKeyDialog({ created, onClose }: { created: CreatedApiKey | null; onClose: () => void }) {
   return (
-    <Modal opened={created !== null} onClose={onClose} title="API key created" closeOnClickOutside={false}>
-      {created && (
-        <Stack>
-          <Alert color="yellow" title="Copy it now">
-            This is the only time the key is shown. Store it where your application reads its secrets.
-          </Alert>
-          <Code block aria-label="New API key">
-            {created.key}
-          </Code>
-          <Group justify="flex-end">
-            <CopyButton value={created.key}>
-              {({ copied, copy }) => (
-                <Button variant="light" onClick={copy}>
-                  {copied ? 'Copied' : 'Copy key'}
-                </Button>
-              )}
-            </CopyButton>
-            <Button onClick={onClose}>Done</Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
+    <ShownOnceDialog
+      value={created?.key ?? null}
+      title="API key created"
+      valueLabel="New API key"
+      copyLabel="Copy key"
+      onClose={onClose}
+    >
+      This is the only time the key is shown. Store it where your application reads its secrets.
+    </ShownOnceDialog>
   );
 }
 

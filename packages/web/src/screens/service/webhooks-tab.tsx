@@ -1,18 +1,4 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Loader,
-  Modal,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Badge, Button, Code, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { CreatedWebhook, Webhook } from '@realtime-config/protocol/rest';
 import { asProblem } from '../../api/problem';
@@ -20,6 +6,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { FormDialog } from '../../components/form-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
+import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { orNull, webhookRules } from '../../rules/form-rules';
@@ -79,28 +66,17 @@ function NewWebhookDialog(props: {
 
 function SecretDialog({ created, onClose }: { created: CreatedWebhook | null; onClose: () => void }) {
   return (
-    <Modal opened={created !== null} onClose={onClose} title="Webhook created" closeOnClickOutside={false}>
-      {created && (
-        <Stack>
-          <Alert color="blue" title="Copy the secret now">
-            This is the only time the signing secret is shown. Your receiver verifies each delivery with it.
-          </Alert>
-          <Code block aria-label="Webhook secret">
-            {created.secret}
-          </Code>
-          <Group justify="flex-end">
-            <CopyButton value={created.secret}>
-              {({ copied, copy }) => (
-                <Button variant="light" onClick={copy}>
-                  {copied ? 'Copied' : 'Copy secret'}
-                </Button>
-              )}
-            </CopyButton>
-            <Button onClick={onClose}>Done</Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
+    <ShownOnceDialog
+      value={created?.secret ?? null}
+      title="Webhook created"
+      valueLabel="Webhook secret"
+      copyLabel="Copy secret"
+      alertTitle="Copy the secret now"
+      alertColor="blue"
+      onClose={onClose}
+    >
+      This is the only time the signing secret is shown. Your receiver verifies each delivery with it.
+    </ShownOnceDialog>
   );
 }
 
