@@ -28,7 +28,7 @@ export const FEATURE_USES = {
   transfer: ['auth', 'entries'],
   versions: ['auth', 'entries'],
   'change-requests': ['auth'],
-  webhooks: ['auth', 'entries', 'versions'],
+  webhooks: ['auth', 'versions'],
   'web-console': [],
 };
 
