@@ -29,6 +29,8 @@ import {
 } from './index.js';
 import { databaseKinds, entriesByKey, startFixture, until, type Fixture } from './test-support/fixtures.js';
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 type AnySetting = Setting<unknown>;
 
 /** Near misses sent to every type, besides the generated samples. */
@@ -250,7 +252,8 @@ describe.each(databaseKinds)('the SDK and the real server agree on values, on %s
             ? fc.constantFrom('Live', 'Test', 'a b', 'live', ' Live', 'Other', '')
             : fc.oneof(
                 samplesOf[type].map((s) => s.text),
-                junk,
+                // Texts REST refuses whatever their type (U+0000, lone surrogates) cannot reach the SDK.
+                junk.filter((t) => !t.includes('\u0000') && !LONE_SURROGATE.test(t)),
               ),
           15,
         ),
