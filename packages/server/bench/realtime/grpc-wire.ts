@@ -4,7 +4,15 @@
  * grpc-js channel, so a worker process can hold thousands of subscriber connections.
  */
 import http2 from 'node:http2';
-import { SERVICE_PATH } from '@realtime-config/protocol';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  SERVICE_PATH,
+  StartSubscribeRequestSchema,
+  SubscriptionEventSchema,
+  microsFromTimestamp,
+  timestampFromMicros,
+} from '@realtime-config/protocol';
+import { Receipts } from './receipts.js';
 
 export function grpcFrame(message: Uint8Array): Buffer {
   const frame = Buffer.allocUnsafe(5 + message.length);
@@ -43,9 +51,52 @@ export class FrameReader {
   }
 }
 
-/** One HTTP/2 connection (h2c) to the server, with the error handler every session needs. */
-export function connectH2c(url: string): http2.ClientHttp2Session {
-  const session = http2.connect(url, { settings: { enablePush: false } });
+/**
+ * One HTTP/2 connection (h2c) to the server, with the error handler every session needs;
+ * `localAddress` (another loopback address, 127.0.0.2 …) gives a load generator its own range of
+ * source ports, so tens of thousands of connections do not run out of them.
+ */
+export function connectH2c(url: string, localAddress?: string): http2.ClientHttp2Session {
+  const session = http2.connect(url, { settings: { enablePush: false }, ...(localAddress ? { localAddress } : {}) });
   session.on('error', () => undefined); // reported through the stream or 'close'
   return session;
+}
+
+/** The one request message of a StartSubscribe call, framed: changes of a version after `afterUs`. */
+export function subscribeRequest(serviceId: string, versionId: string, afterUs: number): Buffer {
+  return grpcFrame(
+    toBinary(
+      StartSubscribeRequestSchema,
+      create(StartSubscribeRequestSchema, { serviceId, versionId, timestamp: timestampFromMicros(afterUs) }),
+    ),
+  );
+}
+
+/**
+ * The change numbers (`change-<seq>` values of `key`) and the newest timestamp (µs) in a
+ * SubscriptionEvent frame. The server writes the same bytes to every stream, so the last distinct
+ * frame's answer is kept and reused for identical frames instead of decoding each again.
+ */
+export class ChangeDecoder {
+  private lastFrame: Buffer | null = null;
+  private last: { seqs: number[]; newestUs: number } = { seqs: [], newestUs: 0 };
+  decoded = 0;
+
+  constructor(private readonly key: string) {}
+
+  read(frame: Buffer): { readonly seqs: readonly number[]; readonly newestUs: number } {
+    if (this.lastFrame?.equals(frame)) return this.last;
+    this.decoded++;
+    const event = fromBinary(SubscriptionEventSchema, frame.subarray(5));
+    const seqs: number[] = [];
+    let newestUs = 0;
+    for (const e of event.events) {
+      if (e.timestamp) newestUs = Math.max(newestUs, microsFromTimestamp(e.timestamp));
+      const seq = e.key === this.key ? Receipts.seqOf(e.value) : -1;
+      if (seq >= 0) seqs.push(seq);
+    }
+    this.lastFrame = Buffer.from(frame);
+    this.last = { seqs, newestUs };
+    return this.last;
+  }
 }

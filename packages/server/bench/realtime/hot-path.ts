@@ -1,16 +1,19 @@
 /**
  * Hot-path benchmark (issue "a change reaches one subscriber faster than etcd"): the REST write alone,
  * `/healthz`, and REST send → receipt at 1, 100, 1,000 and 10,000 subscribers, each beside a Redis
- * SET+PUBLISH baseline measured through the same worker harness in the same run, reported as ratios.
+ * SET+PUBLISH baseline and an etcd PUT → watch baseline (up to `--etcd-sizes`) measured through the
+ * same worker harness in the same run, reported as ratios.
  *
  *   node --import tsx packages/server/bench/realtime/hot-path.ts [--sizes 1,100,1000,10000] [--changes 50]
+ *     [--etcd-sizes 1,100,1000]
  *
  * One server (the built JavaScript, SQLite file). Subscribers are raw HTTP/2 StartSubscribe streams,
  * one connection each, in worker processes (receipt time taken first thing in the DATA callback);
  * the Redis subscribers are one connection each in the same kind of workers. Latency = receipt −
  * the moment the REST call (or the Redis MULTI) was sent, on CLOCK_MONOTONIC shared by all processes.
  * Server RSS per idle subscriber: VmRSS before the streams open and after 3 s idle, over N. Redis is
- * skipped with a message when 127.0.0.1:6379 (BENCH_REDIS_URL) does not answer. PostgreSQL figures:
+ * skipped with a message when 127.0.0.1:6379 (BENCH_REDIS_URL) does not answer, etcd when there is no
+ * etcd binary (etcd-baseline.ts). PostgreSQL figures:
  * pg-write.ts. Prints the figures; asserts nothing.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +21,7 @@ import { Redis } from 'ioredis';
 import { Client } from 'undici';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, rssBytes, runMain, sleep } from './common.js';
 import { figures, singleSetter, timeCalls, type Figures } from './rest-timing.js';
+import { startEtcd, type EtcdBaseline } from './etcd-baseline.js';
 import { RestClient, sqliteDatabase, startServer, type ServerProcess } from './server.js';
 import { SubscriberPool } from './subscriber-pool.js';
 
@@ -84,7 +88,7 @@ async function restFigures(server: ServerProcess, rest: RestClient, redis: Redis
 
 interface FanoutRow {
   subscribers: number;
-  kind: 'ours' | 'redis';
+  kind: Kind;
   opened: number;
   each: Figures;
   all: Figures;
@@ -94,28 +98,45 @@ interface FanoutRow {
   rssPerSubscriberKiB: number;
 }
 
+type Kind = 'ours' | 'redis' | 'etcd';
+
+const WORKER_SCRIPTS: Record<Kind, string> = {
+  ours: './subscriber-worker.ts',
+  redis: './redis-worker.ts',
+  etcd: './etcd-worker.ts',
+};
+
+interface Baselines {
+  readonly redis: Redis | null;
+  readonly redisUrl: string;
+  readonly etcd: EtcdBaseline | null;
+}
+
 async function fanout(
-  kind: 'ours' | 'redis',
+  kind: Kind,
   subscribers: number,
   changes: number,
   server: ServerProcess,
   rest: RestClient,
-  redis: Redis | null,
-  redisUrl: string,
+  { redis, redisUrl, etcd }: Baselines,
 ): Promise<FanoutRow> {
   const warmUp = 5;
   const maxChanges = warmUp + changes;
   const { set, ids } = await singleSetter(rest);
   const [serviceId = '', versionId = ''] = ids;
   const pid =
-    kind === 'ours' ? server.pid : Number(/process_id:(\d+)/.exec((await redis!.info('server')) ?? '')?.[1] ?? NaN);
+    kind === 'ours'
+      ? server.pid
+      : kind === 'etcd'
+        ? etcd!.pid
+        : Number(/process_id:(\d+)/.exec((await redis!.info('server')) ?? '')?.[1] ?? NaN);
   const restoreLimit = kind === 'redis' ? await roomForClients(redis!, subscribers) : undefined;
   await sleep(1000);
   const rssBefore = rssBytes(pid);
   const pool = await SubscriberPool.open({
-    tag: `${kind === 'ours' ? 'gRPC' : 'Redis'} ×${subscribers}`,
-    script: kind === 'ours' ? './subscriber-worker.ts' : './redis-worker.ts',
-    url: kind === 'ours' ? server.baseUrl : redisUrl,
+    tag: `${kind} ×${subscribers}`,
+    script: WORKER_SCRIPTS[kind],
+    url: kind === 'ours' ? server.baseUrl : kind === 'etcd' ? etcd!.url : redisUrl,
     serviceId,
     versionId,
     afterTimestampUs: Date.now() * 1000,
@@ -133,6 +154,7 @@ async function fanout(
     const value = `change-${seq}`;
     sentAt[seq] = nowMs();
     if (kind === 'redis') await redis!.multi().set('rc-bench:value', value).publish(REDIS_CHANNEL, value).exec();
+    else if (kind === 'etcd') await etcd!.put(KEY, value);
     else await set(value);
     answeredAt[seq] = nowMs();
     if (!(await pool.allReceived(seq, 20_000)) && seq >= warmUp) incomplete++;
@@ -172,18 +194,24 @@ runMain(async () => {
   await rest.signIn();
   const redis = await connectRedis(redisUrl);
   if (!redis) log(`Redis baseline skipped: nothing answers at ${redisUrl}.`);
+  const etcd = await startEtcd();
+  if (!etcd) log('etcd baseline skipped: no etcd binary (apt-get install etcd-server, or BENCH_ETCD_BIN).');
+  const etcdSizes = new Set((args.get('etcd-sizes') ?? '1,100,1000').split(',').map(Number));
+  const baselines: Baselines = { redis, redisUrl, etcd };
 
   const rows = await restFigures(server, rest, redis);
   const fanouts: FanoutRow[] = [];
   for (const n of sizes) {
-    fanouts.push(await fanout('ours', n, changes, server, rest, redis, redisUrl));
-    if (redis) fanouts.push(await fanout('redis', n, changes, server, rest, redis, redisUrl));
+    fanouts.push(await fanout('ours', n, changes, server, rest, baselines));
+    if (redis) fanouts.push(await fanout('redis', n, changes, server, rest, baselines));
+    if (etcd && etcdSizes.has(n)) fanouts.push(await fanout('etcd', n, changes, server, rest, baselines));
     const last = fanouts.filter((r) => r.subscribers === n);
     log(
       `×${n}: ${last.map((r) => `${r.kind} each p50 ${fixed(r.each.p50, 2)} p99 ${fixed(r.each.p99, 2)} ms`).join('; ')}`,
     );
   }
   redis?.disconnect();
+  await etcd?.stop();
   await server.stop();
 
   const restTable = markdownTable(
@@ -205,6 +233,8 @@ runMain(async () => {
       'ours each p50 / p99 ms',
       'Redis each p50 / p99 ms',
       'ratio p50 / p99',
+      'etcd each p50 / p99 ms',
+      'ratio to etcd p50 / p99',
       'ours every-subscriber p99 ms',
       'after the answer p50 ms (ours / Redis)',
       'RSS KiB per idle subscriber (ours / Redis)',
@@ -213,16 +243,19 @@ runMain(async () => {
     sizes.map((n) => {
       const ours = fanouts.find((r) => r.subscribers === n && r.kind === 'ours')!;
       const base = fanouts.find((r) => r.subscribers === n && r.kind === 'redis');
+      const etcdRow = fanouts.find((r) => r.subscribers === n && r.kind === 'etcd');
       return [
         `${ours.opened}/${n}`,
         `${fixed(ours.each.p50, 2)} / ${fixed(ours.each.p99, 2)}`,
         base ? `${fixed(base.each.p50, 2)} / ${fixed(base.each.p99, 2)}` : '–',
         base ? `${ratio(ours.each.p50, base.each.p50)} / ${ratio(ours.each.p99, base.each.p99)}` : '–',
+        etcdRow ? `${fixed(etcdRow.each.p50, 2)} / ${fixed(etcdRow.each.p99, 2)}` : '–',
+        etcdRow ? `${ratio(ours.each.p50, etcdRow.each.p50)} / ${ratio(ours.each.p99, etcdRow.each.p99)}` : '–',
         fixed(ours.all.p99, 1),
         `${fixed(ours.afterAnswer.p50, 2)} / ${base ? fixed(base.afterAnswer.p50, 2) : '–'}`,
         // Below 1,000 the difference drowns in the allocator's noise.
         n >= 1000 ? `${fixed(ours.rssPerSubscriberKiB)} / ${base ? fixed(base.rssPerSubscriberKiB) : '–'}` : '–',
-        String(ours.incomplete + (base?.incomplete ?? 0)),
+        String(ours.incomplete + (base?.incomplete ?? 0) + (etcdRow?.incomplete ?? 0)),
       ];
     }),
   );

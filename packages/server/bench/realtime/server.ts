@@ -105,7 +105,7 @@ function serverMode(): 'dist' | 'source' {
   return process.env.BENCH_SERVER === 'source' ? 'source' : 'dist';
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -9,11 +9,9 @@
  * and reuse that decoding (the server writes the same bytes to every stream).
  */
 import type http2 from 'node:http2';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { StartSubscribeRequestSchema, SubscriptionEventSchema, timestampFromMicros } from '@realtime-config/protocol';
 import { nowMs } from './common.js';
 import { Receipts } from './receipts.js';
-import { FrameReader, connectH2c, grpcFrame, grpcHeaders } from './grpc-wire.js';
+import { ChangeDecoder, FrameReader, connectH2c, grpcHeaders, subscribeRequest } from './grpc-wire.js';
 import { exitWithParent, sendToParent } from './worker-process.js';
 
 export interface SubscriberStart {
@@ -76,41 +74,16 @@ async function start(options: SubscriberStart): Promise<void> {
   let firstError = '';
   let endedEarly = 0;
   const endedStatuses = new Map<string, number>();
-  let decodedFrames = 0;
   let unexpectedFrames = 0;
 
-  // The last distinct frame and the change numbers it carries.
-  let lastFrame: Buffer | null = null;
-  let lastSeqs: number[] = [];
-  const seqsOf = (frame: Buffer): number[] => {
-    if (lastFrame && lastFrame.equals(frame)) return lastSeqs;
-    decodedFrames++;
-    const event = fromBinary(SubscriptionEventSchema, frame.subarray(5));
-    const seqs: number[] = [];
-    for (const e of event.events) {
-      const seq = e.key === options.key ? Receipts.seqOf(e.value) : -1;
-      if (seq >= 0) seqs.push(seq);
-    }
-    if (seqs.length === 0) unexpectedFrames++;
-    lastFrame = Buffer.from(frame);
-    lastSeqs = seqs;
-    return seqs;
-  };
-
+  const decoder = new ChangeDecoder(options.key);
   const onFrame = (i: number, frame: Buffer, at: number): void => {
-    for (const seq of seqsOf(frame)) receipts.record(i, seq, at, opened);
+    const { seqs } = decoder.read(frame);
+    if (seqs.length === 0) unexpectedFrames++;
+    for (const seq of seqs) receipts.record(i, seq, at, opened);
   };
 
-  const request = grpcFrame(
-    toBinary(
-      StartSubscribeRequestSchema,
-      create(StartSubscribeRequestSchema, {
-        serviceId: options.serviceId,
-        versionId: options.versionId,
-        timestamp: timestampFromMicros(options.afterTimestampUs),
-      }),
-    ),
-  );
+  const request = subscribeRequest(options.serviceId, options.versionId, options.afterTimestampUs);
 
   const openOne = (i: number): Promise<void> =>
     new Promise((resolve) => {
@@ -171,7 +144,7 @@ async function start(options: SubscriberStart): Promise<void> {
   receipts.answerReports(() => ({
     endedEarly,
     endedStatuses: [...endedStatuses].map(([status, count]) => `${count}× ${status}`).join('; '),
-    decodedFrames,
+    decodedFrames: decoder.decoded,
     unexpectedFrames,
   }));
 }

@@ -145,4 +145,81 @@ describe('stream races', () => {
       await new Promise((resolve) => http.close(resolve));
     }
   });
+
+  it('lets streams that open together share one read, each sent exactly what changed after its own timestamp', async () => {
+    const { serviceId, versionId } = await version('opening-together');
+    for (const key of ['B', 'C'])
+      await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key, valueType: 1, rawValue: key.toLowerCase() });
+    const { uow, hub } = server.internals;
+    const stamps = (await uow.read.entries.changedSince(versionId, 0)).map((e) => e.changedAt);
+    const reads = { versions: 0, entries: 0 };
+    const subscriptions = new Subscriptions(
+      withReadHook(uow, {
+        versions: { get: (sid, vid) => (reads.versions++, uow.read.versions.get(sid, vid)) },
+        entries: { changedSince: (vid, after) => (reads.entries++, uow.read.entries.changedSince(vid, after)) },
+      }),
+      hub,
+    );
+    const afters = [0, ...stamps];
+    const sinks = Array.from({ length: 40 }, () => new RecordingSink());
+    const opened = await Promise.all(
+      sinks.map((sink, i) => subscriptions.open(serviceId, versionId, afters[i % afters.length] ?? 0, sink)),
+    );
+    expect(reads).toEqual({ versions: 1, entries: 1 });
+    sinks.forEach((sink, i) => {
+      const expected = ['A', 'B', 'C'].slice(i % afters.length);
+      expect(sink.batches.flatMap((b) => b.entries.map((e) => e.key))).toEqual(expected);
+    });
+    // Streams asking for the same timestamp share one batch, so one encoding.
+    expect(sinks[0]?.batches[0]).toBe(sinks[4]?.batches[0]);
+    for (const subscription of opened) subscription.close();
+    expect(subscriptions.count).toBe(0);
+  });
+
+  it('never lets a stream join a read that began before it asked: a change committed meanwhile reaches it once', async () => {
+    const { serviceId, versionId } = await version('asked-during-a-read');
+    const { uow, hub } = server.internals;
+    let firstEntered!: () => void;
+    const entered = new Promise<void>((resolve) => (firstEntered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const subscriptions = new Subscriptions(
+      withReadHook(uow, {
+        entries: {
+          changedSince: async (vid, after) => {
+            const records = await uow.read.entries.changedSince(vid, after);
+            if (++reads === 1) {
+              firstEntered();
+              await released; // the first read has its answer, from before the change below
+            }
+            return records;
+          },
+        },
+      }),
+      hub,
+    );
+    const [created] = await uow.read.entries.changedSince(versionId, 0);
+    const now = created?.changedAt ?? 0;
+    const early = new RecordingSink();
+    const earlyOpen = subscriptions.open(serviceId, versionId, now, early);
+    await entered;
+    const [entry] = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body as Array<{
+      id: string;
+      generation: number;
+    }>;
+    const set = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+      { id: entry?.id, rawValue: 'changed', generation: entry?.generation },
+    ]);
+    expect(set.status).toBe(200);
+    await server.flushChanges();
+    const late = new RecordingSink();
+    const lateOpen = subscriptions.open(serviceId, versionId, now, late);
+    release();
+    await Promise.all([earlyOpen, lateOpen]);
+    expect(reads).toBe(2);
+    for (const sink of [early, late]) {
+      expect(sink.batches.flatMap((b) => b.entries.map((e) => `${e.key}=${e.value}`))).toEqual(['A=changed']);
+    }
+  });
 });

@@ -1,12 +1,6 @@
-import {
-  entryChangeOf,
-  type ChangeHub,
-  type ChangeNotice,
-  type EntryChange,
-  type EntryRecord,
-  type UnitOfWork,
-} from '../../core/index.js';
+import type { ChangeHub, ChangeNotice, EntryChange, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
+import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
 import { EventBatch, type Audience } from './event-batch.js';
 import type { PresentStream, StreamPresence } from './presence.js';
@@ -88,10 +82,11 @@ export class Subscriptions {
   private readonly rechecks: CredentialRechecks | undefined;
   private readonly presence: StreamPresence | undefined;
   private readonly maxStreams: number;
+  private readonly backfills: BackfillReads;
   private open_ = 0;
 
   constructor(
-    private readonly uow: UnitOfWork,
+    uow: UnitOfWork,
     private readonly hub: ChangeHub,
     options: {
       metrics?: SubscriptionMetrics;
@@ -105,6 +100,7 @@ export class Subscriptions {
     this.rechecks = options.rechecks;
     this.presence = options.presence;
     this.maxStreams = options.maxStreams ?? Infinity;
+    this.backfills = new BackfillReads(uow);
   }
 
   /** Open streams. */
@@ -114,8 +110,9 @@ export class Subscriptions {
 
   /**
    * Opens a subscription: registers for live changes first, then reads and sends the backfill (every
-   * change after `afterTimestamp`, deletions included), then the changes that arrived meanwhile, so
-   * that nothing falls between the two.
+   * change after `afterTimestamp`, deletions included; the read is shared with the streams opening at
+   * the same moment, see BackfillReads), then the changes that arrived meanwhile, so that nothing
+   * falls between the two.
    */
   async open(
     serviceId: string,
@@ -147,12 +144,9 @@ export class Subscriptions {
     }
     const subscription: Subscription = { close: () => this.remove(versionId, subscriber) };
 
-    let backfill: EntryRecord[];
+    let batch: EventBatch | null;
     try {
-      if (!(await this.uow.read.versions.get(serviceId, versionId))) {
-        throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
-      }
-      backfill = await this.uow.read.entries.changedSince(versionId, afterTimestamp);
+      batch = await this.backfills.read({ serviceId, versionId, afterTimestamp, audience });
     } catch (error) {
       subscription.close();
       throw error;
@@ -160,7 +154,6 @@ export class Subscriptions {
     if (!channel.subscribers.has(subscriber)) return subscription; // closed while reading
 
     // From here to going live nothing awaits, so no change can slip between the two.
-    const batch = backfill.length > 0 ? new EventBatch(backfill.map(entryChangeOf)).for(audience) : null;
     if (batch) {
       subscriber.lastTimestamp = batch.lastTimestamp;
       if (!this.send(subscriber, batch)) {

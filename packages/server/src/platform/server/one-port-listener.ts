@@ -6,6 +6,14 @@ import { ConnectionTable, type ShedEvent } from './connection-table.js';
 import { createInnerServers, type RequestHandler } from './inner-servers.js';
 import { defaultMaxConnections, readOpenFileLimit } from './open-file-limit.js';
 
+/**
+ * Connections the kernel may hold for us before they are accepted (capped by net.core.somaxconn).
+ * Node's default of 511 overflows when a fleet reconnects at once after a restart: the kernel then
+ * drops the overflow's SYNs, and those clients only retry after 1, 3, 7, 15 s, far beyond their own
+ * jittered reconnect.
+ */
+const LISTEN_BACKLOG = 4096;
+
 export type { ShedEvent, ShedReason } from './connection-table.js';
 
 export type { RequestHandler } from './inner-servers.js';
@@ -276,7 +284,7 @@ export function createOnePortListener(options: OnePortListenerOptions): OnePortL
       }
       const onError = (err: Error): void => reject(err);
       netServer.once('error', onError);
-      netServer.listen(port, host, () => {
+      netServer.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
         netServer.removeListener('error', onError);
         const addr = netServer.address();
         boundAddress =
