@@ -149,7 +149,11 @@ describe('stream races', () => {
   it('lets streams that open together share one read, each sent exactly what changed after its own timestamp', async () => {
     const { serviceId, versionId } = await version('opening-together');
     for (const key of ['B', 'C'])
-      await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key, valueType: 1, rawValue: key.toLowerCase() });
+      await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+        key,
+        valueType: 1,
+        rawValue: key.toLowerCase(),
+      });
     const { uow, hub } = server.internals;
     const stamps = (await uow.read.entries.changedSince(versionId, 0)).map((e) => e.changedAt);
     const reads = { versions: 0, entries: 0 };
