@@ -3,7 +3,7 @@
  * app behind them, to tell what Node's HTTP/2 itself costs per connection and per write from what
  * the service adds. Modes (argv[2]):
  * - `node-h2c`: a plain `http2.createServer()` listening on its own port;
- * - `one-port`: the service's own one-port listener (dist/platform/server/one-port-listener.js),
+ * - `one-port`: the service's own one-port listener (dist/server/src/platform/server/one-port-listener.js),
  *   with a stream handler that only answers the headers, as the native fast path does.
  * Driven over IPC: `memory` (full GC, then process.memoryUsage()), `snapshot` (a V8 heap snapshot
  * to `file`), `broadcast` (writes one
@@ -77,7 +77,7 @@ async function listen(): Promise<number> {
     const address = server.address();
     return typeof address === 'object' && address ? address.port : 0;
   }
-  const listenerModule = fileURLToPath(new URL('../../dist/platform/server/one-port-listener.js', import.meta.url));
+  const listenerModule = fileURLToPath(new URL('../../dist/server/src/platform/server/one-port-listener.js', import.meta.url));
   const { createOnePortListener } = (await import(listenerModule)) as {
     createOnePortListener: typeof CreateOnePortListener;
   };
