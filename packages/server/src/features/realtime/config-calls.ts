@@ -21,7 +21,7 @@ import {
 } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { VersionRegistration } from '../versions/index.js';
-import { sameCaller, type GrpcAuthorizer, type GrpcCredentials } from './grpc-authorizer.js';
+import { bearerOf, sameCaller, type GrpcAuthorizer, type GrpcCredentials } from './grpc-authorizer.js';
 import { parseSubscribeRequest, requireLabel, requireUuid, type ParsedSubscribeRequest } from './subscribe-request.js';
 import type { VersionSnapshots } from './version-snapshots.js';
 
@@ -54,6 +54,15 @@ export interface AuthorizedSubscription extends ParsedSubscribeRequest {
  * Connect) both call these. Requests are validated first, then authorized for the service they name
  * by the same rule the REST API applies (`requireServiceAccess`).
  */
+/**
+ * Whether secret entries go to this caller over gRPC: only to an API key with the `secrets` scope
+ * or a token of a user who may reveal them. The console's session cookie never carries them: the
+ * console shows secrets masked and reveals one at a time over REST (audited).
+ */
+function secretsReach(caller: Caller, credentials: GrpcCredentials): boolean {
+  return bearerOf(credentials) !== undefined && receivesSecrets(caller);
+}
+
 export class ConfigCalls {
   constructor(private readonly deps: ConfigCallDependencies) {}
 
@@ -73,7 +82,11 @@ export class ConfigCalls {
     requireUuid('service_id', request.serviceId);
     requireLabel(request.version);
     const caller = await this.authorize(credentials, request.serviceId, 'read');
-    return { serviceId: request.serviceId.toLowerCase(), label: request.version, withSecrets: receivesSecrets(caller) };
+    return {
+      serviceId: request.serviceId.toLowerCase(),
+      label: request.version,
+      withSecrets: secretsReach(caller, credentials),
+    };
   }
 
   async getConfig(request: GetConfigRequest, credentials: GrpcCredentials): Promise<GetConfigResponse> {
@@ -143,6 +156,6 @@ export class ConfigCalls {
             await requireServiceAccess(this.deps.uow.read, again, parsed.serviceId, 'read');
           };
     const credentialKey = [credentials.authorization ?? '', credentials.cookie ?? '', parsed.serviceId].join('\n');
-    return { ...parsed, recheck, credentialKey, withSecrets: receivesSecrets(caller) };
+    return { ...parsed, recheck, credentialKey, withSecrets: secretsReach(caller, credentials) };
   }
 }

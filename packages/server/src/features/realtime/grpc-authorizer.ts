@@ -38,6 +38,12 @@ export interface GrpcAuthorizer {
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** The bearer token or API key a call presents, if any (a session cookie is not one). */
+export function bearerOf(credentials: GrpcCredentials): string | undefined {
+  const { authorization } = credentials;
+  return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+}
 const MISSING_CREDENTIALS = 'This call needs "authorization: Bearer <API key or token>".';
 
 export interface GrpcAuthorizerOptions {
@@ -58,8 +64,7 @@ export function createGrpcAuthorizer(options: GrpcAuthorizerOptions): GrpcAuthor
   const { required, bearer, sessionIdentity } = options;
 
   const presented = async (credentials: GrpcCredentials): Promise<Caller | string> => {
-    const { authorization } = credentials;
-    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    const token = bearerOf(credentials);
     if (!token) {
       const cookie = isCrossOrigin(credentials) ? undefined : credentials.cookie;
       const identity = sessionIdentity ? await sessionIdentity(cookie) : null;

@@ -31,12 +31,15 @@ const classes = [
   },
 ];
 
+/** `auth`: an authorization header value, or `cookie:<the console's session cookie>`. */
+const headerOf = (auth: string): [string, string] =>
+  auth.startsWith('cookie:') ? ['cookie', auth.slice('cookie:'.length)] : ['authorization', auth];
 const metadataOf = (auth?: string) => {
   const metadata = new grpc.Metadata();
-  if (auth) metadata.set('authorization', auth);
+  if (auth) metadata.set(...headerOf(auth));
   return metadata;
 };
-const headersOf = (auth?: string) => (auth ? { headers: { authorization: auth } } : {});
+const headersOf = (auth?: string) => (auth ? { headers: Object.fromEntries([headerOf(auth)]) } : {});
 
 describe.each(databaseKinds)('secret entries over gRPC on %s', (kind) => {
   let server: TestServer;
@@ -69,6 +72,7 @@ describe.each(databaseKinds)('secret entries over gRPC on %s', (kind) => {
     const token = async (client: ApiClient) =>
       `Bearer ${(await client.post('/api/auth/tokens', { name: 'grpc', expiresAt: null })).body.token as string}`;
     auth.adminToken = await token(admin);
+    auth.adminSession = `cookie:${admin.sessionCookie}`;
     auth.developerToken = await token(developer);
     ({ versionId } = await grpcClient.createVersion(
       { serviceId, version: VERSION, classes },
@@ -101,6 +105,8 @@ describe.each(databaseKinds)('secret entries over gRPC on %s', (kind) => {
     ['readKey', false],
     ['secretsKey', true],
     ['adminToken', true],
+    // The console's session: it shows secrets masked and reveals them over REST, one at a time.
+    ['adminSession', false],
     ['developerToken', false],
   ];
 
