@@ -77,7 +77,9 @@ async function listen(): Promise<number> {
     const address = server.address();
     return typeof address === 'object' && address ? address.port : 0;
   }
-  const listenerModule = fileURLToPath(new URL('../../dist/server/src/platform/server/one-port-listener.js', import.meta.url));
+  const listenerModule = fileURLToPath(
+    new URL('../../dist/server/src/platform/server/one-port-listener.js', import.meta.url),
+  );
   const { createOnePortListener } = (await import(listenerModule)) as {
     createOnePortListener: typeof CreateOnePortListener;
   };
