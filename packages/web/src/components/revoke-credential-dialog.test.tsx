@@ -13,7 +13,7 @@ const credentials = [
 
 /** A list of two credentials with one revoke question, as the token and API key lists have it. */
 function Harness({ revoke }: { revoke: (id: string) => Promise<void> }) {
-  const revocation = useCredentialRevocation(useMutation({ mutationFn: revoke }));
+  const revocation = useCredentialRevocation(useMutation<unknown, Error, string>({ mutationFn: revoke }));
   return (
     <>
       {credentials.map((c) => (
