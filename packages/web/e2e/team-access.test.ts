@@ -1,5 +1,5 @@
 import { ValueType } from '@realtime-config/protocol';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousA11yViolations } from './support/axe.js';
 import {
@@ -32,6 +32,13 @@ describe('team access in the console: roles, protected versions, change requests
     for (const user of ['erin', 'olga', 'vic']) await ui.server.userWithRole(user, 'developer');
   });
   afterAll(async () => ui?.close());
+
+  /** The text an element's aria-describedby points at. */
+  const description = async (page: Page, element: Locator) => {
+    const ids = (await element.getAttribute('aria-describedby')) ?? '';
+    const texts = await Promise.all(ids.split(' ').map((id) => page.locator(`[id="${id}"]`).textContent()));
+    return texts.join(' ');
+  };
 
   /** The article of one change request in the `Change requests` section. */
   const request = (page: Page, title: string) => page.getByRole('article', { name: title });
@@ -120,6 +127,18 @@ describe('team access in the console: roles, protected versions, change requests
         async () => (await (await ui.server.admin()).get(`/api/configversions/${ids.serviceId}/${ids.versionId}`)).body,
       )
       .toMatchObject({ protected: true });
+    // What the server refuses on a protected version is disabled, and a note says why.
+    const newEntry = owner.getByRole('button', { name: 'New entry' });
+    await expect.poll(() => newEntry.isDisabled()).toBe(true);
+    expect(await description(owner, newEntry)).toMatch(
+      /^This version is protected: changes go through a change request/,
+    );
+    expect(await owner.getByRole('button', { name: 'Edit version' }).isEnabled()).toBe(true);
+    await owner.getByRole('button', { name: 'Import' }).click();
+    const importing = owner.getByRole('dialog', { name: 'Import into 1.0.0' });
+    expect(await importing.getByRole('checkbox', { name: 'Create missing keys' }).isDisabled()).toBe(true);
+    await importing.getByRole('button', { name: 'Cancel' }).click();
+    await importing.waitFor({ state: 'hidden' });
 
     const editor = await ui.window();
     await signIn(editor, 'erin', password('erin'));
@@ -247,6 +266,15 @@ describe('team access in the console: roles, protected versions, change requests
     await owner.getByRole('link', { name: 'Payments:TimeoutSeconds' }).click();
     const drawer = owner.getByRole('dialog', { name: 'Payments:TimeoutSeconds', exact: true });
     await expectVisible(drawer.getByRole('table', { name: 'History of Payments:TimeoutSeconds' }));
+    // Details and deletion are refused on a protected version: disabled, with the reason.
+    for (const name of ['Delete entry', 'Save details']) {
+      const button = drawer.getByRole('button', { name });
+      expect(await button.isDisabled()).toBe(true);
+    }
+    expect(await drawer.getByLabel('Display name').isDisabled()).toBe(true);
+    expect(await description(owner, drawer.getByRole('button', { name: 'Delete entry' }))).toMatch(
+      /^This version is protected: changes go through a change request/,
+    );
     await drawer
       .getByRole('button', { name: /^Restore this value/ })
       .first()
