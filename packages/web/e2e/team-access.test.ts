@@ -306,6 +306,59 @@ describe('team access in the console: roles, protected versions, change requests
     expect(await stored('Payments:TimeoutSeconds')).toBe('45');
   });
 
+  it('the author edits a request: new values drop its approvals, a new description keeps them', async () => {
+    const editor = await ui.window();
+    await signIn(editor, 'erin', password('erin'));
+    await editor.goto(versionPath());
+    await editor.getByLabel('Payments:Retries').fill('7');
+    await editor.getByRole('button', { name: 'Request review…' }).click();
+    const opening = editor.getByRole('dialog', { name: 'Request review' });
+    await opening.getByLabel('Title').fill('Seven retries');
+    await opening.getByRole('button', { name: 'Request review of 1 change' }).click();
+    await opening.waitFor({ state: 'hidden' });
+
+    const owner = await ui.window();
+    await signIn(owner, 'olga', password('olga'));
+    await owner.goto(versionPath());
+    await request(owner, 'Seven retries').getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(request(owner, 'Seven retries').getByText('approved', { exact: true }));
+    // Only its author edits it.
+    expect(await request(owner, 'Seven retries').getByRole('button', { name: 'Edit' }).count()).toBe(0);
+
+    await editor.reload();
+    await request(editor, 'Seven retries').getByRole('button', { name: 'Edit' }).click();
+    const dialog = editor.getByRole('dialog', { name: 'Edit Seven retries' });
+    await expectVisible(dialog.getByText('New values drop the approvals it has'));
+    await expectValue(dialog.getByLabel('Title'), 'Seven retries');
+    await dialog.getByLabel('Title').fill('Eight retries');
+    await dialog.getByLabel('Description').fill('Seven was not enough.');
+    await dialog.getByLabel('Payments:Retries').fill('8');
+    expect(await seriousA11yViolations(editor)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save request' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const edited = request(editor, 'Eight retries');
+    await expectVisible(edited.getByText('open', { exact: true }));
+    await expectVisible(edited.getByText('Seven was not enough.'));
+    await expectVisible(edited.getByRole('row', { name: /Payments:Retries.*9.*8/ }));
+    await expectVisible(edited.getByText(/0 of 1 approval/));
+    expect(await stored('Payments:Retries')).toBe('9');
+
+    // Approved again, then only its description edited: the approval stays.
+    await owner.reload();
+    await request(owner, 'Eight retries').getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(request(owner, 'Eight retries').getByText('approved', { exact: true }));
+    await editor.reload();
+    await edited.getByRole('button', { name: 'Edit' }).click();
+    const again = editor.getByRole('dialog', { name: 'Edit Eight retries' });
+    await again.getByLabel('Description').fill('Seven was not enough at night.');
+    await again.getByRole('button', { name: 'Save request' }).click();
+    await again.waitFor({ state: 'hidden' });
+    await expectVisible(edited.getByText('Seven was not enough at night.'));
+    await expectVisible(edited.getByText('approved', { exact: true }));
+    await edited.getByRole('button', { name: 'Withdraw' }).click();
+    await expect.poll(() => edited.count()).toBe(0);
+  });
+
   it('has no serious or critical axe violations on the new screens, dark and on a phone', async () => {
     const found: string[] = [];
     for (const [colorScheme, width] of [
