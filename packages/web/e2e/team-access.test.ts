@@ -1,5 +1,5 @@
 import { ValueType } from '@realtime-config/protocol';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousA11yViolations } from './support/axe.js';
 import {
@@ -32,6 +32,13 @@ describe('team access in the console: roles, protected versions, change requests
     for (const user of ['erin', 'olga', 'vic']) await ui.server.userWithRole(user, 'developer');
   });
   afterAll(async () => ui?.close());
+
+  /** The text an element's aria-describedby points at. */
+  const description = async (page: Page, element: Locator) => {
+    const ids = (await element.getAttribute('aria-describedby')) ?? '';
+    const texts = await Promise.all(ids.split(' ').map((id) => page.locator(`[id="${id}"]`).textContent()));
+    return texts.join(' ');
+  };
 
   /** The article of one change request in the `Change requests` section. */
   const request = (page: Page, title: string) => page.getByRole('article', { name: title });
@@ -120,6 +127,18 @@ describe('team access in the console: roles, protected versions, change requests
         async () => (await (await ui.server.admin()).get(`/api/configversions/${ids.serviceId}/${ids.versionId}`)).body,
       )
       .toMatchObject({ protected: true });
+    // What the server refuses on a protected version is disabled, and a note says why.
+    const newEntry = owner.getByRole('button', { name: 'New entry' });
+    await expect.poll(() => newEntry.isDisabled()).toBe(true);
+    expect(await description(owner, newEntry)).toMatch(
+      /^This version is protected: changes go through a change request/,
+    );
+    expect(await owner.getByRole('button', { name: 'Edit version' }).isEnabled()).toBe(true);
+    await owner.getByRole('button', { name: 'Import' }).click();
+    const importing = owner.getByRole('dialog', { name: 'Import into 1.0.0' });
+    expect(await importing.getByRole('checkbox', { name: 'Create missing keys' }).isDisabled()).toBe(true);
+    await importing.getByRole('button', { name: 'Cancel' }).click();
+    await importing.waitFor({ state: 'hidden' });
 
     const editor = await ui.window();
     await signIn(editor, 'erin', password('erin'));
@@ -247,6 +266,15 @@ describe('team access in the console: roles, protected versions, change requests
     await owner.getByRole('link', { name: 'Payments:TimeoutSeconds' }).click();
     const drawer = owner.getByRole('dialog', { name: 'Payments:TimeoutSeconds', exact: true });
     await expectVisible(drawer.getByRole('table', { name: 'History of Payments:TimeoutSeconds' }));
+    // Details and deletion are refused on a protected version: disabled, with the reason.
+    for (const name of ['Delete entry', 'Save details']) {
+      const button = drawer.getByRole('button', { name });
+      expect(await button.isDisabled()).toBe(true);
+    }
+    expect(await drawer.getByLabel('Display name').isDisabled()).toBe(true);
+    expect(await description(owner, drawer.getByRole('button', { name: 'Delete entry' }))).toMatch(
+      /^This version is protected: changes go through a change request/,
+    );
     await drawer
       .getByRole('button', { name: /^Restore this value/ })
       .first()
@@ -276,6 +304,59 @@ describe('team access in the console: roles, protected versions, change requests
     await expectVisible(request(owner, 'Restore Payments:TimeoutSeconds').getByText('withdrawn', { exact: true }));
     await expectVisible(request(owner, 'Night timeout from a file').getByText('rejected', { exact: true }));
     expect(await stored('Payments:TimeoutSeconds')).toBe('45');
+  });
+
+  it('the author edits a request: new values drop its approvals, a new description keeps them', async () => {
+    const editor = await ui.window();
+    await signIn(editor, 'erin', password('erin'));
+    await editor.goto(versionPath());
+    await editor.getByLabel('Payments:Retries').fill('7');
+    await editor.getByRole('button', { name: 'Request review…' }).click();
+    const opening = editor.getByRole('dialog', { name: 'Request review' });
+    await opening.getByLabel('Title').fill('Seven retries');
+    await opening.getByRole('button', { name: 'Request review of 1 change' }).click();
+    await opening.waitFor({ state: 'hidden' });
+
+    const owner = await ui.window();
+    await signIn(owner, 'olga', password('olga'));
+    await owner.goto(versionPath());
+    await request(owner, 'Seven retries').getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(request(owner, 'Seven retries').getByText('approved', { exact: true }));
+    // Only its author edits it.
+    expect(await request(owner, 'Seven retries').getByRole('button', { name: 'Edit' }).count()).toBe(0);
+
+    await editor.reload();
+    await request(editor, 'Seven retries').getByRole('button', { name: 'Edit' }).click();
+    const dialog = editor.getByRole('dialog', { name: 'Edit Seven retries' });
+    await expectVisible(dialog.getByText('New values drop the approvals it has'));
+    await expectValue(dialog.getByLabel('Title'), 'Seven retries');
+    await dialog.getByLabel('Title').fill('Eight retries');
+    await dialog.getByLabel('Description').fill('Seven was not enough.');
+    await dialog.getByLabel('Payments:Retries').fill('8');
+    expect(await seriousA11yViolations(editor)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save request' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const edited = request(editor, 'Eight retries');
+    await expectVisible(edited.getByText('open', { exact: true }));
+    await expectVisible(edited.getByText('Seven was not enough.'));
+    await expectVisible(edited.getByRole('row', { name: /Payments:Retries.*9.*8/ }));
+    await expectVisible(edited.getByText(/0 of 1 approval/));
+    expect(await stored('Payments:Retries')).toBe('9');
+
+    // Approved again, then only its description edited: the approval stays.
+    await owner.reload();
+    await request(owner, 'Eight retries').getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(request(owner, 'Eight retries').getByText('approved', { exact: true }));
+    await editor.reload();
+    await edited.getByRole('button', { name: 'Edit' }).click();
+    const again = editor.getByRole('dialog', { name: 'Edit Eight retries' });
+    await again.getByLabel('Description').fill('Seven was not enough at night.');
+    await again.getByRole('button', { name: 'Save request' }).click();
+    await again.waitFor({ state: 'hidden' });
+    await expectVisible(edited.getByText('Seven was not enough at night.'));
+    await expectVisible(edited.getByText('approved', { exact: true }));
+    await edited.getByRole('button', { name: 'Withdraw' }).click();
+    await expect.poll(() => edited.count()).toBe(0);
   });
 
   it('has no serious or critical axe violations on the new screens, dark and on a phone', async () => {

@@ -2,8 +2,12 @@ import { Badge, Button, Code, Group, Loader, NativeSelect, Stack, Table, Text, T
 import { useState, type FormEvent } from 'react';
 import type { CreatedPersonalToken, PersonalToken } from '@realtime-config/protocol/rest';
 import { ProblemError } from '../../api/problem';
-import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
+import {
+  RevokeCredentialButton,
+  RevokeCredentialDialog,
+  useCredentialRevocation,
+} from '../../components/revoke-credential-dialog';
 import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
 import { useCreateToken, useRevokeToken, useTokens } from './use-tokens';
@@ -41,11 +45,10 @@ function status(token: PersonalToken) {
 export function PersonalTokens() {
   const tokens = useTokens();
   const create = useCreateToken();
-  const revoke = useRevokeToken();
+  const revocation = useCredentialRevocation(useRevokeToken());
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('30');
   const [created, setCreated] = useState<CreatedPersonalToken | null>(null);
-  const [revoking, setRevoking] = useState<PersonalToken | null>(null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -121,34 +124,17 @@ export function PersonalTokens() {
                   <TimeText iso={t.createdAt} />
                 </Table.Td>
                 <Table.Td data-label="Last used">{t.lastUsedAt ? <TimeText iso={t.lastUsedAt} /> : 'never'}</Table.Td>
-                <Table.Td>
-                  {status(t) ?? (
-                    <Button size="xs" variant="subtle" color="red" onClick={() => setRevoking(t)}>
-                      Revoke {t.name}
-                    </Button>
-                  )}
-                </Table.Td>
+                <Table.Td>{status(t) ?? <RevokeCredentialButton revocation={revocation} credential={t} />}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
       )}
       <CreatedTokenDialog created={created} onClose={() => setCreated(null)} />
-      <ConfirmDialog
-        opened={revoking !== null}
-        onClose={() => {
-          setRevoking(null);
-          revoke.reset();
-        }}
-        title={`Revoke ${revoking?.name ?? ''}?`}
-        confirmLabel="Revoke token"
-        pending={revoke.isPending}
-        error={revoke.error}
-        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSuccess: () => setRevoking(null) })}
-      >
+      <RevokeCredentialDialog revocation={revocation} confirmLabel="Revoke token">
         Scripts and pipelines using this token are refused from now on, open streams end within seconds. This cannot be
         undone.
-      </ConfirmDialog>
+      </RevokeCredentialDialog>
     </Stack>
   );
 }

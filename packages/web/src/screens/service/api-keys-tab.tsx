@@ -1,9 +1,13 @@
 import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { ApiKeyScope, CreatedApiKey } from '@realtime-config/protocol/rest';
-import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
+import {
+  RevokeCredentialButton,
+  RevokeCredentialDialog,
+  useCredentialRevocation,
+} from '../../components/revoke-credential-dialog';
 import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
 import { useMe } from '../sign-in/use-session';
@@ -40,11 +44,10 @@ export function ApiKeysTab() {
   const access = useServiceAccess(serviceId, me.data);
   const keys = useApiKeys(serviceId, access.manage);
   const create = useCreateApiKey(serviceId);
-  const revoke = useRevokeApiKey(serviceId);
+  const revocation = useCredentialRevocation(useRevokeApiKey(serviceId));
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<readonly string[]>(DEFAULT_SCOPES);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null);
 
   if (access.pending) return <Loader aria-label="Loading API keys" />;
   if (!access.manage) {
@@ -149,14 +152,7 @@ export function ApiKeysTab() {
                   {k.revokedAt ? (
                     <Badge color="gray">Revoked</Badge>
                   ) : (
-                    <Button
-                      size="xs"
-                      variant="subtle"
-                      color="red"
-                      onClick={() => setRevoking({ id: k.id, name: k.name })}
-                    >
-                      Revoke {k.name}
-                    </Button>
+                    <RevokeCredentialButton revocation={revocation} credential={k} />
                   )}
                 </Table.Td>
               </Table.Tr>
@@ -165,20 +161,9 @@ export function ApiKeysTab() {
         </Table>
       )}
       <CreatedKeyDialog created={created} onClose={() => setCreated(null)} />
-      <ConfirmDialog
-        opened={revoking !== null}
-        onClose={() => {
-          setRevoking(null);
-          revoke.reset();
-        }}
-        title={`Revoke ${revoking?.name ?? ''}?`}
-        confirmLabel="Revoke key"
-        pending={revoke.isPending}
-        error={revoke.error}
-        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSuccess: () => setRevoking(null) })}
-      >
+      <RevokeCredentialDialog revocation={revocation} confirmLabel="Revoke key">
         Applications using this key are refused from now on. This cannot be undone.
-      </ConfirmDialog>
+      </RevokeCredentialDialog>
     </Stack>
   );
 }

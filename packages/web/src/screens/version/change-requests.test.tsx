@@ -63,7 +63,7 @@ function buttonsOf(cr: ChangeRequest, me: Me, access: ServiceAccess): string[] {
 describe('the steps a change request offers', () => {
   it('lets another editor approve an open request, never its author', () => {
     expect(buttonsOf(request({}), person('olga'), editor)).toEqual(['Approve', 'Reject']);
-    expect(buttonsOf(request({}), person('erin'), editor)).toEqual(['Reject', 'Withdraw']);
+    expect(buttonsOf(request({}), person('erin'), editor)).toEqual(['Reject', 'Edit', 'Withdraw']);
   });
 
   it('offers Apply once approved, and nothing twice to the same approver', () => {
@@ -77,6 +77,36 @@ describe('the steps a change request offers', () => {
   it('gives a viewer no step, and a closed request no step at all', () => {
     expect(buttonsOf(request({}), person('vic'), viewer)).toEqual([]);
     expect(buttonsOf(request({ status: 'applied' }), person('olga'), editor)).toEqual([]);
+  });
+
+  it('lets the author edit a request, or base a stale one on current values unless it sets a secret', () => {
+    const secret = {
+      id: 'e2',
+      key: 'Payments:ApiKey',
+      rawValue: null,
+      isSecret: true,
+      redacted: true,
+      fingerprint: 'abc',
+      generation: 2,
+      currentValue: null,
+      currentGeneration: 3,
+    };
+    const stale = (changes: ChangeRequest['changes']) =>
+      request({ status: 'stale', changes: changes.map((c) => ({ ...c, currentGeneration: c.generation + 1 })) });
+    expect(buttonsOf(stale(request({}).changes), person('erin'), editor)).toEqual([
+      'Reject',
+      'Base on current values',
+      'Edit',
+      'Withdraw',
+    ]);
+    // The server never sends a secret's requested value back: only an edit, typing it again, sends it.
+    expect(buttonsOf(stale([...request({}).changes, secret]), person('erin'), editor)).toEqual([
+      'Reject',
+      'Edit',
+      'Withdraw',
+    ]);
+    const deleted = request({ changes: [{ ...secret, key: null, currentGeneration: null }] });
+    expect(buttonsOf(deleted, person('erin'), editor)).toEqual(['Reject', 'Withdraw']);
   });
 
   it('shows the diff, before and after, by key', () => {

@@ -6,6 +6,7 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { isMe, type ServiceAccess } from '../service/use-service';
 import { ChangeDiff } from './change-diff';
+import { EditChangeRequestDialog } from './edit-change-request-dialog';
 import {
   useChangeRequests,
   useChangeRequestStep,
@@ -13,6 +14,7 @@ import {
   type ChangeRequestStep,
 } from './use-change-requests';
 
+/** The dot of a status badge; its word stays in the text colour (a light badge's green is under 4.5:1 on white). */
 const STATUS_COLORS: Record<ChangeRequestStatus, string> = {
   open: 'blue',
   approved: 'green',
@@ -106,6 +108,11 @@ export function ChangeRequestCard({
   const mine = isMe(me, request.author);
   const approvedByMe = request.approvals.some((a) => isMe(me, a.userId));
   const closed = request.status === 'applied' || request.status === 'rejected' || request.status === 'withdrawn';
+  const [editing, setEditing] = useState(false);
+  // Every entry it names still exists: a request naming a deleted one can only be withdrawn or rejected.
+  const entriesLive = request.changes.every((c) => c.currentGeneration !== null);
+  // A secret's requested value never comes back from the server: only an edit (typing it again) sends it anew.
+  const hasSecret = request.changes.some((c) => c.isSecret || c.redacted);
   const headingId = `change-request-${request.id}`;
   const run = (s: ChangeRequestStep) => step.mutate(s);
   const button = (s: ChangeRequestStep, label: string, color?: string) => (
@@ -130,7 +137,7 @@ export function ChangeRequestCard({
               <Title order={3} size="h4" id={headingId}>
                 {request.title}
               </Title>
-              <Badge color={STATUS_COLORS[request.status]} variant="light">
+              <Badge color={STATUS_COLORS[request.status]} variant="dot">
                 {request.status}
               </Badge>
             </Group>
@@ -148,18 +155,21 @@ export function ChangeRequestCard({
               {access.write && !mine && !approvedByMe && request.status === 'open' && button('approve', 'Approve')}
               {access.write && request.status === 'approved' && button('apply', 'Apply')}
               {access.write && button('reject', 'Reject', 'red')}
-              {request.status === 'stale' &&
-                (mine || access.manage) &&
-                request.changes.every((c) => c.currentGeneration !== null) && (
-                  <Button
-                    size="xs"
-                    loading={rebase.isPending}
-                    disabled={busy}
-                    onClick={() => rebase.mutate(undefined, { onSuccess: () => step.reset() })}
-                  >
-                    Base on current values
-                  </Button>
-                )}
+              {request.status === 'stale' && (mine || access.manage) && entriesLive && !hasSecret && (
+                <Button
+                  size="xs"
+                  loading={rebase.isPending}
+                  disabled={busy}
+                  onClick={() => rebase.mutate(undefined, { onSuccess: () => step.reset() })}
+                >
+                  Base on current values
+                </Button>
+              )}
+              {mine && entriesLive && (
+                <Button size="xs" variant="default" disabled={busy} onClick={() => setEditing(true)}>
+                  Edit
+                </Button>
+              )}
               {mine && button('withdraw', 'Withdraw')}
             </Group>
           )}
@@ -184,6 +194,15 @@ export function ChangeRequestCard({
           }))}
         />
       </Stack>
+      {mine && !closed && (
+        <EditChangeRequestDialog
+          opened={editing}
+          onClose={() => setEditing(false)}
+          serviceId={serviceId}
+          versionId={versionId}
+          request={request}
+        />
+      )}
     </Paper>
   );
 }

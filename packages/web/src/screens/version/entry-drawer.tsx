@@ -1,4 +1,4 @@
-import { Button, Code, Drawer, Group, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Code, Drawer, Fieldset, Group, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
 import { ValueType, valueTypeName } from '@realtime-config/protocol';
 import { useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
@@ -12,15 +12,19 @@ import { optionalMax, orNull, required } from '../../rules/form-rules';
 import { useServiceAccess } from '../service/use-service';
 import { useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
+import { ProtectedNote } from './protected-note';
 import { entryRoute } from './route';
 import { useFirstValue, type FirstValue } from './use-first-value';
-import { useDeleteEntry, useEntries, useUpdateEntry } from './use-version';
+import { useDeleteEntry, useEntries, useUpdateEntry, useVersion } from './use-version';
 
 function shown(raw: string | null | undefined) {
   return <Code>{raw === null || raw === undefined ? 'null' : raw === '' ? '""' : raw}</Code>;
 }
 
-function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; versionId: string; entry: Entry }) {
+const PROTECTED_NOTE_ID = 'entry-protected-note';
+
+function MetadataForm(props: { serviceId: string; versionId: string; entry: Entry; isProtected: boolean }) {
+  const { serviceId, versionId, entry, isProtected } = props;
   const update = useUpdateEntry(serviceId, versionId, entry.id);
   const form = useFormFields(
     {
@@ -53,22 +57,32 @@ function MetadataForm({ serviceId, versionId, entry }: { serviceId: string; vers
   };
   return (
     <form onSubmit={submit} noValidate>
-      <Stack gap="sm">
-        {update.isError && <ProblemAlert error={update.error} hideFields={['name', 'groupName']} />}
-        {update.isSuccess && <Text c="green">Details saved.</Text>}
-        <TextInput label="Display name" {...form.input('name')} />
-        <Textarea label="Description" autosize minRows={2} {...form.input('description')} />
-        <TextInput label="Group" {...form.input('groupName')} />
-        <Textarea label="Group description" autosize minRows={1} {...form.input('groupDescription')} />
-        {entry.valueType === ValueType.ENUM && (
-          <TextInput label="Allowed values" description="Separated by | or ," {...form.input('enumDefinition')} />
-        )}
-        <Group>
-          <Button type="submit" loading={update.isPending}>
-            Save details
-          </Button>
-        </Group>
-      </Stack>
+      {/* A protected version refuses details edits (409): the whole form is disabled, the note says why. */}
+      <Fieldset
+        variant="unstyled"
+        m={0}
+        p={0}
+        miw={0}
+        disabled={isProtected}
+        aria-describedby={isProtected ? PROTECTED_NOTE_ID : undefined}
+      >
+        <Stack gap="sm">
+          {update.isError && <ProblemAlert error={update.error} hideFields={['name', 'groupName']} />}
+          {update.isSuccess && <Text c="green">Details saved.</Text>}
+          <TextInput label="Display name" {...form.input('name')} />
+          <Textarea label="Description" autosize minRows={2} {...form.input('description')} />
+          <TextInput label="Group" {...form.input('groupName')} />
+          <Textarea label="Group description" autosize minRows={1} {...form.input('groupDescription')} />
+          {entry.valueType === ValueType.ENUM && (
+            <TextInput label="Allowed values" description="Separated by | or ," {...form.input('enumDefinition')} />
+          )}
+          <Group>
+            <Button type="submit" loading={update.isPending}>
+              Save details
+            </Button>
+          </Group>
+        </Stack>
+      </Fieldset>
     </form>
   );
 }
@@ -94,6 +108,7 @@ export function EntryDrawer() {
   const me = useMe();
   const access = useServiceAccess(serviceId, me.data);
   const first = useFirstValue(serviceId, versionId, entry);
+  const isProtected = useVersion(serviceId, versionId).data?.protected ?? false;
   const narrow = useNarrow();
   const remove = useDeleteEntry(serviceId, versionId, entryId);
   const [deleting, setDeleting] = useState(false);
@@ -154,9 +169,27 @@ export function EntryDrawer() {
           <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={access.write} />
           {access.manage ? (
             <>
-              <MetadataForm key={entry.id} serviceId={serviceId} versionId={versionId} entry={entry} />
+              {isProtected && (
+                <ProtectedNote id={PROTECTED_NOTE_ID}>
+                  Its value changes on the version page with Request review…; its details and its deletion wait until an
+                  owner lifts the protection.
+                </ProtectedNote>
+              )}
+              <MetadataForm
+                key={entry.id}
+                serviceId={serviceId}
+                versionId={versionId}
+                entry={entry}
+                isProtected={isProtected}
+              />
               <Group>
-                <Button color="red" variant="outline" onClick={() => setDeleting(true)}>
+                <Button
+                  color="red"
+                  variant="outline"
+                  onClick={() => setDeleting(true)}
+                  disabled={isProtected}
+                  aria-describedby={isProtected ? PROTECTED_NOTE_ID : undefined}
+                >
                   Delete entry
                 </Button>
               </Group>

@@ -41,30 +41,49 @@ export function useOpenChangeRequest(serviceId: string, versionId: string) {
   });
 }
 
-/**
- * Bases a request on the entries as they are now (same values, current generations): a stale request
- * opens again for review, its approvals dropped. Its author or an owner.
- */
-export function useRebaseChangeRequest(serviceId: string, versionId: string, request: ChangeRequest) {
+/** Replaces a request's title, description and changes (PUT); a refusal refreshes the list too. */
+function useReplaceChangeRequest<T>(
+  serviceId: string,
+  versionId: string,
+  changeRequestId: string,
+  bodyOf: (input: T) => ChangeRequestFields,
+) {
   const refresh = useRefreshRequests(serviceId, versionId);
   return useMutation({
-    mutationFn: () =>
+    mutationFn: (input: T) =>
       unwrap(
         api.PUT('/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}', {
-          params: { path: { serviceId, versionId, changeRequestId: request.id } },
-          body: {
-            title: request.title,
-            description: request.description,
-            changes: request.changes.map((c) => ({
-              id: c.id,
-              rawValue: c.rawValue,
-              generation: c.currentGeneration ?? c.generation,
-            })),
-          },
+          params: { path: { serviceId, versionId, changeRequestId } },
+          body: bodyOf(input),
         }),
       ),
     onSettled: refresh,
   });
+}
+
+/**
+ * Edits a request (its author, or an owner): title, description and values, each change with the
+ * generation it is based on. New values drop every approval; a new title or description keeps them.
+ */
+export function useEditChangeRequest(serviceId: string, versionId: string, changeRequestId: string) {
+  return useReplaceChangeRequest(serviceId, versionId, changeRequestId, (body: ChangeRequestFields) => body);
+}
+
+/**
+ * Bases a request on the entries as they are now (same values, current generations): a stale request
+ * opens again for review, its approvals dropped. Its author or an owner. Not for a request with a
+ * secret: the server never sends a secret's requested value back, so it cannot be sent again here.
+ */
+export function useRebaseChangeRequest(serviceId: string, versionId: string, request: ChangeRequest) {
+  return useReplaceChangeRequest(serviceId, versionId, request.id, (): ChangeRequestFields => ({
+    title: request.title,
+    description: request.description,
+    changes: request.changes.map((c) => ({
+      id: c.id,
+      rawValue: c.rawValue,
+      generation: c.currentGeneration ?? c.generation,
+    })),
+  }));
 }
 
 /** Approve, apply, reject or withdraw one change request; a refusal (403, 409 stale…) refreshes the list too. */

@@ -146,7 +146,7 @@ export function VersionPage() {
       {entries.isError && <ProblemAlert error={entries.error} />}
       {entries.isSuccess && all.length === 0 && (
         <EmptyState title="No entries yet">
-          {manage
+          {manage && !isProtected
             ? 'Applications register their entries when they connect with the SDK; you can also add one with New entry.'
             : 'Entries appear when the application registers this version with the SDK.'}
         </EmptyState>

@@ -123,7 +123,7 @@ export function VersionTransferActions(props: {
         request={async () => {
           if (!file || !reading) return 'Choose a file to import.';
           try {
-            return { kind: 'file', format, content: await reading, createMissing };
+            return { kind: 'file', format, content: await reading, createMissing: createMissing && !version.protected };
           } catch (error) {
             return `The file could not be read: ${error instanceof Error ? error.message : String(error)}`;
           }
@@ -155,8 +155,13 @@ export function VersionTransferActions(props: {
         {props.mayCreate && (
           <Checkbox
             label="Create missing keys"
-            description="Keys the file names that this version lacks are created with the file's types; otherwise the import names them and changes nothing."
-            checked={createMissing}
+            description={
+              version.protected
+                ? 'A protected version takes no new keys from an import: a change request only sets values.'
+                : "Keys the file names that this version lacks are created with the file's types; otherwise the import names them and changes nothing."
+            }
+            checked={createMissing && !version.protected}
+            disabled={version.protected}
             onChange={(e) => setCreateMissing(e.currentTarget.checked)}
           />
         )}
