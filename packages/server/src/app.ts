@@ -210,6 +210,11 @@ export async function composeApp(
         'The fingerprint key of secret values cannot be decrypted: the master key that sealed it is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles. Secrets sealed by it read as unreadable.',
       );
     }
+    if (secretKeys.ready) {
+      // Signing secrets stored in plaintext (before a master key, or by an older release) get sealed.
+      const sealed = await uow.write((ctx) => ctx.webhooks.sealSecrets(false));
+      if (sealed > 0) logger.info({ sealed }, 'sealed webhook signing secrets stored in plaintext');
+    }
     await authProvider.start();
     await feed.start();
     presence.start();

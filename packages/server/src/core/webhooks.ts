@@ -55,8 +55,11 @@ export interface WebhookRecord {
   /** Null: every key. */
   readonly keyPrefix: string | null;
   readonly enabled: boolean;
-  /** `whsec_…`: deliveries are signed with it. */
-  readonly secret: string;
+  /**
+   * `whsec_…`: deliveries are signed with it. Kept sealed by the master key (the store seals and
+   * opens it); null when the stored one cannot be opened (its master key is not configured).
+   */
+  readonly secret: string | null;
   /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
   readonly previousSecret: string | null;
   readonly previousSecretExpiresAt: number | null;
@@ -138,6 +141,12 @@ export interface WebhookStore {
   nextDue(now: number): Promise<number | undefined>;
   /** Records an attempt and ends the lease. */
   finishAttempt(id: string, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Seals every signing secret still stored as plaintext (rows written without a master key, or by
+   * an older release); with `rewrap`, also re-wraps the sealed ones with the current master key.
+   * Answers how many it wrote. Needs a master key.
+   */
+  sealSecrets(rewrap: boolean): Promise<number>;
   /** Disables webhooks (they answered 410 Gone). */
   disable(ids: readonly string[], now: number): Promise<void>;
   /** Ends a lease without an attempt (the server stopped while sending): sent again at once. */

@@ -16,13 +16,21 @@ const LEASE_MICROS = (DELIVERY_TIMEOUT_MS + 5_000) * 1000;
  */
 const POLL_MS = 3000;
 
-/** The secrets a delivery is signed with now: the current one, and the previous until it expires. */
+/**
+ * The secrets a delivery is signed with now: the current one, and the previous until it expires.
+ * None when the current one cannot be opened (the master key that sealed it is not configured).
+ */
 export function signingSecrets(webhook: WebhookRecord, nowMicros: number): string[] {
-  const { previousSecret, previousSecretExpiresAt } = webhook;
+  const { secret, previousSecret, previousSecretExpiresAt } = webhook;
+  if (secret === null) return [];
   return previousSecret !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > nowMicros
-    ? [webhook.secret, previousSecret]
-    : [webhook.secret];
+    ? [secret, previousSecret]
+    : [secret];
 }
+
+/** The error of an attempt that could not be signed: nothing was sent. */
+const UNSIGNABLE =
+  'not sent: the signing secret cannot be decrypted (its master key is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles)';
 
 /** ±10 % */
 const jitter = (seconds: number): number => seconds * (0.9 + Math.random() * 0.2);
@@ -146,13 +154,12 @@ export class WebhookDispatcher {
 
   private async attempt({ delivery, webhook }: ClaimedDelivery, signal: AbortSignal): Promise<void> {
     const nowMicros = this.clock.nowMicros();
-    const headers = signedHeaders(
-      delivery.id,
-      new Date(nowMicros / 1000),
-      delivery.payload,
-      signingSecrets(webhook, nowMicros),
-    );
-    const result = await this.sender.send(webhook.url, headers, delivery.payload, signal);
+    const secrets = signingSecrets(webhook, nowMicros);
+    const headers = signedHeaders(delivery.id, new Date(nowMicros / 1000), delivery.payload, secrets);
+    const result =
+      secrets.length > 0
+        ? await this.sender.send(webhook.url, headers, delivery.payload, signal)
+        : { statusCode: null, durationMs: 0, error: UNSIGNABLE };
     if (this.stopSends.signal.aborted && result.error !== null) return this.record({ id: delivery.id, outcome: null });
     const attempt = {
       at: nowMicros,

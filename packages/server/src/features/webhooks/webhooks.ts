@@ -31,18 +31,19 @@ export class Webhooks {
       await requireService(ctx, serviceId);
       await requireVersionsOf(ctx, serviceId, checked.versionIds);
       const now = this.clock.nowMicros();
+      const secret = newSecret();
       const webhook: WebhookRecord = {
         id: this.ids.newId(),
         serviceId: serviceId.toLowerCase(),
         ...checked,
-        secret: newSecret(),
+        secret,
         previousSecret: null,
         previousSecretExpiresAt: null,
         createdAt: now,
         updatedAt: now,
       };
       await ctx.webhooks.insert(webhook);
-      return { webhook, secret: webhook.secret };
+      return { webhook, secret };
     });
   }
 
@@ -62,7 +63,7 @@ export class Webhooks {
       const before = await requireWebhook(ctx, serviceId, webhookId);
       await requireVersionsOf(ctx, serviceId, checked.versionIds);
       const after: WebhookRecord = { ...before, ...checked, updatedAt: this.clock.nowMicros() };
-      await ctx.webhooks.update(before.id, after);
+      await ctx.webhooks.update(before.id, { ...checked, updatedAt: after.updatedAt });
       return after;
     });
   }
