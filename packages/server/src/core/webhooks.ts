@@ -67,6 +67,9 @@ export interface WebhookRecord {
   readonly updatedAt: number;
 }
 
+/** What the outbox needs of an enabled webhook to tell which changes it wants (no secret). */
+export type WebhookFilter = Pick<WebhookRecord, 'id' | 'eventTypes' | 'versionIds' | 'keyPrefix'>;
+
 export type WebhookFields = Pick<
   WebhookRecord,
   'url' | 'description' | 'eventTypes' | 'versionIds' | 'keyPrefix' | 'enabled'
@@ -119,8 +122,10 @@ export interface WebhookStore {
   get(serviceId: string, id: string): Promise<WebhookRecord | undefined>;
   /** Oldest first. */
   list(serviceId: string): Promise<WebhookRecord[]>;
-  /** The enabled webhooks of a service (what a change is delivered to). */
-  listEnabled(serviceId: string): Promise<WebhookRecord[]>;
+  /** The filters of the enabled webhooks of a service, oldest first; their secrets are not read. */
+  enabledFilters(serviceId: string): Promise<WebhookFilter[]>;
+  /** Those of the ids that name an enabled webhook now. */
+  enabledAmong(ids: readonly string[]): Promise<Set<string>>;
   update(
     id: string,
     change: Partial<Omit<WebhookRecord, 'id' | 'serviceId' | 'createdAt'>> & { readonly updatedAt: number },

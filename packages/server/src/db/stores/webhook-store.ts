@@ -105,16 +105,31 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect,
         .execute();
       return rows.map(toRecord);
     },
-    async listEnabled(serviceId) {
+    async enabledFilters(serviceId) {
       const rows = await db
         .selectFrom('webhooks')
-        .selectAll()
+        .select(['id', 'event_types', 'version_ids', 'key_prefix'])
         .where('service_id', '=', serviceId)
         .where('enabled', '=', 1)
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(toRecord);
+      return rows.map((row) => ({
+        id: row.id,
+        eventTypes: jsonOrNull<WebhookEventType[]>(row.event_types),
+        versionIds: jsonOrNull<string[]>(row.version_ids),
+        keyPrefix: row.key_prefix,
+      }));
+    },
+    async enabledAmong(ids) {
+      if (ids.length === 0) return new Set<string>();
+      const rows = await db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('id', 'in', [...ids])
+        .where('enabled', '=', 1)
+        .execute();
+      return new Set(rows.map((row) => row.id));
     },
     async update(id, c) {
       await db
