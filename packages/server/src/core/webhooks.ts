@@ -144,8 +144,12 @@ export interface WebhookStore {
   claimDue(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
   /** The earliest time an unclaimed pending delivery of an enabled webhook is due (undefined: none). */
   nextDue(now: number): Promise<number | undefined>;
-  /** Records an attempt and ends the lease. */
-  finishAttempt(id: string, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Records an attempt and ends the lease. The outcome (status, next attempt) is written only if the
+   * delivery is still as `claimed` was (a redelivery asked for meanwhile changes it): else only the
+   * attempt is recorded, and the delivery stays due as the redelivery made it.
+   */
+  finishAttempt(id: string, outcome: AttemptOutcome, claimed: DeliveryRecord): Promise<void>;
   /**
    * Seals every signing secret still stored as plaintext (rows written without a master key, or by
    * an older release); with `rewrap`, also re-wraps the sealed ones with the current master key.

@@ -239,11 +239,12 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect,
         .executeTakeFirst();
       return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
     },
-    async finishAttempt(id, outcome) {
-      await db
+    async finishAttempt(id, outcome, claimed) {
+      const attempts = JSON.stringify(outcome.attempts);
+      const finished = await db
         .updateTable('webhook_deliveries')
         .set({
-          attempts: JSON.stringify(outcome.attempts),
+          attempts,
           status: outcome.status,
           failures: outcome.failures,
           next_attempt_at: outcome.nextAttemptAt,
@@ -251,7 +252,17 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect,
           redelivery: 0,
         })
         .where('id', '=', id)
-        .execute();
+        .where('status', '=', claimed.status)
+        .where((eb) =>
+          claimed.nextAttemptAt === null
+            ? eb('next_attempt_at', 'is', null)
+            : eb('next_attempt_at', '=', claimed.nextAttemptAt),
+        )
+        .where('redelivery', '=', claimed.redelivery ? 1 : 0)
+        .executeTakeFirst();
+      if (Number(finished.numUpdatedRows) > 0) return;
+      // Redelivered while this attempt was under way: it is logged, and the redelivery stands.
+      await db.updateTable('webhook_deliveries').set({ attempts, lease_until: null }).where('id', '=', id).execute();
     },
     sealSecrets: (rewrap) => sealSigningSecrets(db, cipher, rewrap),
     async disable(ids, now) {

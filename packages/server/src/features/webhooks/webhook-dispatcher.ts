@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import type { AttemptOutcome, ClaimedDelivery, DeliveryAttempt, UnitOfWork, WebhookRecord } from '../../core/index.js';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryRecord,
+  UnitOfWork,
+  WebhookRecord,
+} from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { DELIVERY_TIMEOUT_MS, signedHeaders, type WebhookSender } from './webhook-sender.js';
 
@@ -53,6 +60,7 @@ export class WebhookDispatcher {
   private readonly unrecorded: Array<{
     id: string;
     outcome: AttemptOutcome | null;
+    claimed?: DeliveryRecord;
     disable?: string;
     resolve: () => void;
     reject: (error: unknown) => void;
@@ -172,6 +180,7 @@ export class WebhookDispatcher {
     await this.record({
       id: delivery.id,
       outcome: this.outcome(delivery, attempt, gone),
+      claimed: delivery,
       ...(gone ? { disable: webhook.id } : {}),
     });
   }
@@ -181,7 +190,12 @@ export class WebhookDispatcher {
    * being written are written together in the next transaction: with many webhooks, the results
    * take few turns of the database's writer (SQLite has one), and the REST writes wait less.
    */
-  private record(item: { id: string; outcome: AttemptOutcome | null; disable?: string }): Promise<void> {
+  private record(item: {
+    id: string;
+    outcome: AttemptOutcome | null;
+    claimed?: DeliveryRecord;
+    disable?: string;
+  }): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unrecorded.push({ ...item, resolve, reject });
       this.recording ??= this.writeRecords();
@@ -193,8 +207,8 @@ export class WebhookDispatcher {
       const batch = this.unrecorded.splice(0);
       try {
         await this.uow.write(async (ctx) => {
-          for (const { id, outcome } of batch) {
-            if (outcome) await ctx.webhooks.finishAttempt(id, outcome);
+          for (const { id, outcome, claimed } of batch) {
+            if (outcome && claimed) await ctx.webhooks.finishAttempt(id, outcome, claimed);
             else await ctx.webhooks.release(id);
           }
           const gone = batch.flatMap((item) => (item.disable ? [item.disable] : []));
