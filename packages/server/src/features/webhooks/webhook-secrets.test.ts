@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import {
   startWebhookReceiver,
@@ -18,20 +17,6 @@ function keyFile(): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
   createMasterKeyFile(file);
   return file;
-}
-
-/** A database that outlives one server and whose bytes can be read: SQLite in a folder, PostgreSQL by pg_dump. */
-async function scannableDatabase(kind: 'sqlite' | 'postgres'): Promise<{ db: TestDatabase; bytes: () => Buffer }> {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'rc-hook-secrets-'));
-    return {
-      db: { name: 'sqlite', args: [`--Database:DataDir=${dir}`], drop: () => Promise.resolve() },
-      bytes: () => Buffer.concat(readdirSync(dir).map((f) => readFileSync(path.join(dir, f)))),
-    };
-  }
-  const db = await createTestDatabase('postgres');
-  const url = (db.args[0] ?? '').replace('--Database:Url=', '');
-  return { db, bytes: () => execFileSync('pg_dump', ['--data-only', url], { maxBuffer: 64 * 1024 * 1024 }) };
 }
 
 const verify = (secret: string, d: ReceivedDelivery) => new Webhook(secret).verify(d.body, d.headers) as any;
