@@ -25,7 +25,7 @@ import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/servi
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
 import { webConsole } from './features/web-console/index.js';
-import { webhookRoutes, Webhooks } from './features/webhooks/index.js';
+import { webhookRoutes, Webhooks, type WebhookFilterCache } from './features/webhooks/index.js';
 import type { Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { createHttpApp } from './platform/http/http-app.js';
@@ -42,6 +42,8 @@ export interface RestApiParts {
   readonly claimSettings: ClaimSettings;
   /** Tells the webhook dispatcher a delivery is due now (a redelivery). */
   readonly wakeWebhooks: () => void;
+  /** Which webhooks each service has, as the outbox caches it. */
+  readonly webhookFilters: WebhookFilterCache;
   readonly isStarted: () => boolean;
   readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
   readonly ping: () => Promise<void>;
@@ -136,6 +138,7 @@ export async function composeRestApi(parts: RestApiParts) {
     webhooks: new Webhooks(uow, clock, ids, {
       allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
       wake: parts.wakeWebhooks,
+      filters: parts.webhookFilters,
     }),
   });
   await fastify.register(tokenRoutes, { tokens, maxLifetimeDays: config.tokens.maxLifetimeDays });

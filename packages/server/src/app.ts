@@ -24,7 +24,13 @@ import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
 import { createAuthProvider, createSessionIdentityReader, type ClaimSettings } from './features/auth/index.js';
 import { createMetrics, type Metrics } from './features/ops/index.js';
-import { WebhookDispatcher, WebhookOutbox, WebhookSender } from './features/webhooks/index.js';
+import {
+  SHARED_CACHE_MILLIS,
+  WebhookDispatcher,
+  WebhookFilterCache,
+  WebhookOutbox,
+  WebhookSender,
+} from './features/webhooks/index.js';
 import { StreamPresence } from './features/realtime/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
@@ -122,7 +128,9 @@ export async function composeApp(
   const feed: ChangeFeed = config.database.url
     ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger, cipher: secretKeys })
     : createLocalChangeFeed(hub);
-  const outbox = new WebhookOutbox(clock, ids, secretKeys);
+  // SQLite: this process is the only writer, its cache exact. PostgreSQL: other instances write too.
+  const webhookFilters = new WebhookFilterCache(config.database.url ? SHARED_CACHE_MILLIS : null);
+  const outbox = new WebhookOutbox(clock, ids, secretKeys, webhookFilters);
   const uow = createUnitOfWork(database, feed, secretKeys, outbox);
   const dispatcher = new WebhookDispatcher(
     uow,
@@ -159,6 +167,7 @@ export async function composeApp(
     authProvider,
     claimSettings,
     wakeWebhooks: () => dispatcher.wake(),
+    webhookFilters,
     isStarted: () => lifecycle.started,
     readiness: () =>
       lifecycle.shuttingDown ? 'shutting-down' : lifecycle.started ? 'started' : 'waiting-for-database',
@@ -209,6 +218,11 @@ export async function composeApp(
       logger.error(
         'The fingerprint key of secret values cannot be decrypted: the master key that sealed it is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles. Secrets sealed by it read as unreadable.',
       );
+    }
+    if (secretKeys.ready) {
+      // Signing secrets stored in plaintext (before a master key, or by an older release) get sealed.
+      const sealed = await uow.write((ctx) => ctx.webhooks.sealSecrets(false));
+      if (sealed > 0) logger.info({ sealed }, 'sealed webhook signing secrets stored in plaintext');
     }
     await authProvider.start();
     await feed.start();

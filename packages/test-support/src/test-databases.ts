@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 
 /** A database a test suite runs against: the embedded one, or a fresh PostgreSQL database. */
@@ -47,4 +51,23 @@ export async function createTestDatabase(kind: 'sqlite' | 'postgres'): Promise<T
       }
     },
   };
+}
+
+/**
+ * A database that outlives one server and whose stored bytes can be read afterwards, to check what a
+ * copy of it would show: SQLite in a folder (every file in it), PostgreSQL as `pg_dump --data-only`.
+ */
+export async function scannableDatabase(
+  kind: 'sqlite' | 'postgres',
+): Promise<{ db: TestDatabase; bytes: () => Buffer }> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rc-scannable-'));
+    return {
+      db: { name: 'sqlite', args: [`--Database:DataDir=${dir}`], drop: () => Promise.resolve() },
+      bytes: () => Buffer.concat(readdirSync(dir).map((f) => readFileSync(path.join(dir, f)))),
+    };
+  }
+  const db = await createTestDatabase('postgres');
+  const url = (db.args[0] ?? '').replace('--Database:Url=', '');
+  return { db, bytes: () => execFileSync('pg_dump', ['--data-only', url], { maxBuffer: 64 * 1024 * 1024 }) };
 }

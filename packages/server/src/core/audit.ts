@@ -1,4 +1,5 @@
-export type AuditEntityType = 'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest';
+export type AuditEntityType =
+  'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest' | 'Webhook';
 /** `Promoted`: values copied from another version (Compare's copy, the import of `{ fromVersionId }`). */
 export type AuditAction =
   | 'Created'
@@ -16,7 +17,9 @@ export type AuditAction =
   | 'Rejected'
   | 'Withdrawn'
   /** A secret value was shown (reveal, an export with secrets); the record holds no value. */
-  | 'Revealed';
+  | 'Revealed'
+  /** A webhook's signing secret was replaced; the record names neither secret. */
+  | 'SecretRotated';
 
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Created',
@@ -33,6 +36,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Rejected',
   'Withdrawn',
   'Revealed',
+  'SecretRotated',
 ];
 
 export interface AuditChanges {

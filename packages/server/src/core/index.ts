@@ -96,6 +96,7 @@ export {
   type ReportedEntryChange,
   type WebhookEventType,
   type WebhookFields,
+  type WebhookFilter,
   type WebhookRecord,
   type WebhookStore,
 } from './webhooks.js';

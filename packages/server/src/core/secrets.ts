@@ -117,8 +117,9 @@ export interface SecretStore {
    */
   sealHistoryOf(entry: { readonly id: string; readonly versionId: string; readonly key: string }): Promise<void>;
   /**
-   * Re-wraps the data key of every sealed value (and the fingerprint key) with the current master
-   * key; answers how many were re-wrapped. Values no configured key opens stay as they are.
+   * Re-wraps the data key of every sealed value (and the fingerprint key, and the webhook signing
+   * secrets, sealing those still in plaintext) with the current master key; answers how many were
+   * re-wrapped. Values no configured key opens stay as they are.
    */
   rewrapAll(): Promise<number>;
 }

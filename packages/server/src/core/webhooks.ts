@@ -55,14 +55,20 @@ export interface WebhookRecord {
   /** Null: every key. */
   readonly keyPrefix: string | null;
   readonly enabled: boolean;
-  /** `whsec_…`: deliveries are signed with it. */
-  readonly secret: string;
+  /**
+   * `whsec_…`: deliveries are signed with it. Kept sealed by the master key (the store seals and
+   * opens it); null when the stored one cannot be opened (its master key is not configured).
+   */
+  readonly secret: string | null;
   /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
   readonly previousSecret: string | null;
   readonly previousSecretExpiresAt: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+/** What the outbox needs of an enabled webhook to tell which changes it wants (no secret). */
+export type WebhookFilter = Pick<WebhookRecord, 'id' | 'eventTypes' | 'versionIds' | 'keyPrefix'>;
 
 export type WebhookFields = Pick<
   WebhookRecord,
@@ -116,8 +122,10 @@ export interface WebhookStore {
   get(serviceId: string, id: string): Promise<WebhookRecord | undefined>;
   /** Oldest first. */
   list(serviceId: string): Promise<WebhookRecord[]>;
-  /** The enabled webhooks of a service (what a change is delivered to). */
-  listEnabled(serviceId: string): Promise<WebhookRecord[]>;
+  /** The filters of the enabled webhooks of a service, oldest first; their secrets are not read. */
+  enabledFilters(serviceId: string): Promise<WebhookFilter[]>;
+  /** Those of the ids that name an enabled webhook now. */
+  enabledAmong(ids: readonly string[]): Promise<Set<string>>;
   update(
     id: string,
     change: Partial<Omit<WebhookRecord, 'id' | 'serviceId' | 'createdAt'>> & { readonly updatedAt: number },
@@ -136,8 +144,18 @@ export interface WebhookStore {
   claimDue(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
   /** The earliest time an unclaimed pending delivery of an enabled webhook is due (undefined: none). */
   nextDue(now: number): Promise<number | undefined>;
-  /** Records an attempt and ends the lease. */
-  finishAttempt(id: string, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Records an attempt and ends the lease. The outcome (status, next attempt) is written only if the
+   * delivery is still as `claimed` was (a redelivery asked for meanwhile changes it): else only the
+   * attempt is recorded, and the delivery stays due as the redelivery made it.
+   */
+  finishAttempt(id: string, outcome: AttemptOutcome, claimed: DeliveryRecord): Promise<void>;
+  /**
+   * Seals every signing secret still stored as plaintext (rows written without a master key, or by
+   * an older release); with `rewrap`, also re-wraps the sealed ones with the current master key.
+   * Answers how many it wrote. Needs a master key.
+   */
+  sealSecrets(rewrap: boolean): Promise<number>;
   /** Disables webhooks (they answered 410 Gone). */
   disable(ids: readonly string[], now: number): Promise<void>;
   /** Ends a lease without an attempt (the server stopped while sending): sent again at once. */

@@ -40,7 +40,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
-    webhooks: createWebhookStore(db, dialect),
+    webhooks: createWebhookStore(db, dialect, cipher),
     secrets: createSecretStore(db, cipher),
     presence: createPresenceStore(db),
   };

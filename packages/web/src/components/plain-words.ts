@@ -19,6 +19,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   Rejected: 'Change request rejected',
   Withdrawn: 'Change request withdrawn',
   Revealed: 'Secret value revealed',
+  SecretRotated: 'Webhook secret rotated',
 };
 
 /** What an audit action means, in words ("Value set"). */

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { FINGERPRINT_KEY_SETTING, UnreadableSecret, type SecretCipher, type SecretStore } from '../../core/index.js';
 import type { DatabaseSchema } from '../schema.js';
 import { rewrapSecrets, sealSecrets } from './sealed-json.js';
+import { sealSigningSecrets } from './webhook-secrets.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -117,6 +118,8 @@ export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCiph
         await db.updateTable('entries').set({ raw_value: rewrapped }).where('id', '=', row.id).execute();
         count += 1;
       }
+      // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed.
+      count += await sealSigningSecrets(db, cipher, true);
       count += await rewrapJsonColumn('audit_logs');
       count += await rewrapJsonColumn('change_requests');
       const notices = await db.selectFrom('change_log').select(['id', 'payload']).execute();

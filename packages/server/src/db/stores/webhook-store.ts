@@ -3,18 +3,20 @@ import type {
   DeliveryAttempt,
   DeliveryRecord,
   DeliveryStatus,
+  SecretCipher,
   WebhookEventType,
   WebhookRecord,
   WebhookStore,
 } from '../../core/index.js';
 import { encodePageToken } from '../../platform/page-token.js';
 import type { DatabaseSchema, Dialect, WebhookDeliveriesTable, WebhooksTable } from '../schema.js';
+import { openedSigningSecret, sealSigningSecrets, storedSigningSecret } from './webhook-secrets.js';
 
 const jsonOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const toJsonOrNull = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
 const numberOrNull = (value: number | string | bigint | null): number | null => (value === null ? null : Number(value));
 
-function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
+function toWebhook(row: Selectable<WebhooksTable>, cipher: SecretCipher): WebhookRecord {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -24,8 +26,8 @@ function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
     versionIds: jsonOrNull<string[]>(row.version_ids),
     keyPrefix: row.key_prefix,
     enabled: Number(row.enabled) === 1,
-    secret: row.secret,
-    previousSecret: row.previous_secret,
+    secret: openedSigningSecret(cipher, row.secret),
+    previousSecret: openedSigningSecret(cipher, row.previous_secret),
     previousSecretExpiresAt: numberOrNull(row.previous_secret_expires_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -50,7 +52,10 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect): WebhookStore {
+/** Signing secrets are sealed on the way in and opened on the way out (`webhook-secrets.ts`). */
+export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: SecretCipher): WebhookStore {
+  const toRecord = (row: Selectable<WebhooksTable>) => toWebhook(row, cipher);
+  const stored = (plain: string | null) => (plain === null ? null : storedSigningSecret(cipher, plain));
   const dueRows = (now: number) =>
     db
       .selectFrom('webhook_deliveries as d')
@@ -61,6 +66,7 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
 
   return {
     async insert(w) {
+      if (w.secret === null) throw new Error('a webhook is created with a secret');
       await db
         .insertInto('webhooks')
         .values({
@@ -72,8 +78,8 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           version_ids: toJsonOrNull(w.versionIds),
           key_prefix: w.keyPrefix,
           enabled: w.enabled ? 1 : 0,
-          secret: w.secret,
-          previous_secret: w.previousSecret,
+          secret: storedSigningSecret(cipher, w.secret),
+          previous_secret: stored(w.previousSecret),
           previous_secret_expires_at: w.previousSecretExpiresAt,
           created_at: w.createdAt,
           updated_at: w.updatedAt,
@@ -87,7 +93,7 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .where('id', '=', id)
         .where('service_id', '=', serviceId)
         .executeTakeFirst();
-      return row && toWebhook(row);
+      return row && toRecord(row);
     },
     async list(serviceId) {
       const rows = await db
@@ -97,18 +103,33 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(toWebhook);
+      return rows.map(toRecord);
     },
-    async listEnabled(serviceId) {
+    async enabledFilters(serviceId) {
       const rows = await db
         .selectFrom('webhooks')
-        .selectAll()
+        .select(['id', 'event_types', 'version_ids', 'key_prefix'])
         .where('service_id', '=', serviceId)
         .where('enabled', '=', 1)
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(toWebhook);
+      return rows.map((row) => ({
+        id: row.id,
+        eventTypes: jsonOrNull<WebhookEventType[]>(row.event_types),
+        versionIds: jsonOrNull<string[]>(row.version_ids),
+        keyPrefix: row.key_prefix,
+      }));
+    },
+    async enabledAmong(ids) {
+      if (ids.length === 0) return new Set<string>();
+      const rows = await db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('id', 'in', [...ids])
+        .where('enabled', '=', 1)
+        .execute();
+      return new Set(rows.map((row) => row.id));
     },
     async update(id, c) {
       await db
@@ -120,8 +141,8 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           ...(c.versionIds !== undefined ? { version_ids: toJsonOrNull(c.versionIds) } : {}),
           ...(c.keyPrefix !== undefined ? { key_prefix: c.keyPrefix } : {}),
           ...(c.enabled !== undefined ? { enabled: c.enabled ? 1 : 0 } : {}),
-          ...(c.secret !== undefined ? { secret: c.secret } : {}),
-          ...(c.previousSecret !== undefined ? { previous_secret: c.previousSecret } : {}),
+          ...(typeof c.secret === 'string' ? { secret: storedSigningSecret(cipher, c.secret) } : {}),
+          ...(c.previousSecret !== undefined ? { previous_secret: stored(c.previousSecret) } : {}),
           ...(c.previousSecretExpiresAt !== undefined ? { previous_secret_expires_at: c.previousSecretExpiresAt } : {}),
           updated_at: c.updatedAt,
         })
@@ -206,7 +227,7 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           rows.map((r) => r.webhook_id),
         )
         .execute();
-      const byId = new Map(webhooks.map((w) => [w.id, toWebhook(w)]));
+      const byId = new Map(webhooks.map((w) => [w.id, toRecord(w)]));
       return rows.flatMap((row) => {
         const webhook = byId.get(row.webhook_id);
         return webhook ? [{ delivery: toDelivery(row), webhook }] : [];
@@ -218,11 +239,12 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
         .executeTakeFirst();
       return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
     },
-    async finishAttempt(id, outcome) {
-      await db
+    async finishAttempt(id, outcome, claimed) {
+      const attempts = JSON.stringify(outcome.attempts);
+      const finished = await db
         .updateTable('webhook_deliveries')
         .set({
-          attempts: JSON.stringify(outcome.attempts),
+          attempts,
           status: outcome.status,
           failures: outcome.failures,
           next_attempt_at: outcome.nextAttemptAt,
@@ -230,8 +252,19 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect)
           redelivery: 0,
         })
         .where('id', '=', id)
-        .execute();
+        .where('status', '=', claimed.status)
+        .where((eb) =>
+          claimed.nextAttemptAt === null
+            ? eb('next_attempt_at', 'is', null)
+            : eb('next_attempt_at', '=', claimed.nextAttemptAt),
+        )
+        .where('redelivery', '=', claimed.redelivery ? 1 : 0)
+        .executeTakeFirst();
+      if (Number(finished.numUpdatedRows) > 0) return;
+      // Redelivered while this attempt was under way: it is logged, and the redelivery stands.
+      await db.updateTable('webhook_deliveries').set({ attempts, lease_until: null }).where('id', '=', id).execute();
     },
+    sealSecrets: (rewrap) => sealSigningSecrets(db, cipher, rewrap),
     async disable(ids, now) {
       if (ids.length === 0) return;
       await db.updateTable('webhooks').set({ enabled: 0, updated_at: now }).where('id', 'in', ids).execute();

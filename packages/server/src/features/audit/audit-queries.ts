@@ -11,7 +11,15 @@ import {
 } from '../../core/index.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
 
-const ENTITY_TYPES: readonly AuditEntityType[] = ['Service', 'Version', 'Entry', 'Member', 'ApiKey', 'ChangeRequest'];
+export const ENTITY_TYPES: readonly AuditEntityType[] = [
+  'Service',
+  'Version',
+  'Entry',
+  'Member',
+  'ApiKey',
+  'ChangeRequest',
+  'Webhook',
+];
 
 /** Accepts an entity type in any case; returns the canonical name, or undefined when unknown. */
 export function parseEntityType(value: string): AuditEntityType | undefined {

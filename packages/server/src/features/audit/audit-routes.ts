@@ -6,7 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
 import { redactSecrets, type SecretCipher } from '../../core/index.js';
-import { parseAction, parseEntityType, type AuditItem, type AuditQueries } from './audit-queries.js';
+import { ENTITY_TYPES, parseAction, parseEntityType, type AuditItem, type AuditQueries } from './audit-queries.js';
 
 const AuditRecordSchema = Type.Object(
   {
@@ -66,11 +66,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries; cip
           'Needs read access to the service (canChange, a role in it, or an API key of it with `read`). Every filter is optional and they combine: `entityType`, `versionId` (the entry records of that version), `userId` (without regard to case), `action` and the time range `from`–`to` (ISO 8601 with a zone, both included). Each record names its version (`versionId`, `versionLabel`) when it is an entry record.',
         body: Type.Object({
           serviceId: Uuid,
-          entityType: Type.Optional(
-            Nullable(
-              Type.String({ description: 'Service, Version, Entry, Member, ApiKey or ChangeRequest (any case)' }),
-            ),
-          ),
+          entityType: Type.Optional(Nullable(Type.String({ description: `${ENTITY_TYPES.join(', ')} (any case)` }))),
           versionId: Type.Optional(Nullable(Uuid)),
           userId: Type.Optional(Nullable(Type.String({ maxLength: 320 }))),
           action: Type.Optional(Nullable(Type.String({ maxLength: 40, description: AUDIT_ACTIONS.join(', ') }))),
@@ -90,7 +86,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries; cip
       const type = entityType ? parseEntityType(entityType) : null;
       if (type === undefined) {
         throw AppError.invalid('Unknown entity type.', {
-          entityType: ['must be one of Service, Version, Entry, Member, ApiKey, ChangeRequest'],
+          entityType: [`must be one of ${ENTITY_TYPES.join(', ')}`],
         });
       }
       const canonicalAction = action ? parseAction(action) : null;

@@ -1,29 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const STRING = 1;
-
-/** A database whose bytes can be read afterwards: SQLite in a folder, PostgreSQL dumped with pg_dump. */
-async function scannableDatabase(kind: 'sqlite' | 'postgres'): Promise<{ db: TestDatabase; bytes: () => Buffer }> {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'rc-secrets-'));
-    return {
-      db: { name: 'sqlite', args: [`--Database:DataDir=${dir}`], drop: () => Promise.resolve() },
-      bytes: () => Buffer.concat(readdirSync(dir).map((f) => readFileSync(path.join(dir, f)))),
-    };
-  }
-  const db = await createTestDatabase('postgres');
-  const url = (db.args[0] ?? '').replace('--Database:Url=', '');
-  return { db, bytes: () => execFileSync('pg_dump', ['--data-only', url], { maxBuffer: 64 * 1024 * 1024 }) };
-}
 
 describe.each(databaseKinds)('secret entries over REST on %s', (kind) => {
   let server: TestServer;

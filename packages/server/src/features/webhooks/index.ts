@@ -3,6 +3,7 @@
  * writes them in the change's own transaction; the dispatcher sends them after the commit.
  */
 export { WebhookDispatcher } from './webhook-dispatcher.js';
+export { SHARED_CACHE_MILLIS, WebhookFilterCache } from './webhook-filter-cache.js';
 export { WebhookOutbox } from './webhook-outbox.js';
 export { webhookRoutes } from './webhook-routes.js';
 export { WebhookSender } from './webhook-sender.js';

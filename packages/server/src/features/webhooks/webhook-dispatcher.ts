@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import type { AttemptOutcome, ClaimedDelivery, DeliveryAttempt, UnitOfWork, WebhookRecord } from '../../core/index.js';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryRecord,
+  UnitOfWork,
+  WebhookRecord,
+} from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { DELIVERY_TIMEOUT_MS, signedHeaders, type WebhookSender } from './webhook-sender.js';
 
@@ -16,13 +23,21 @@ const LEASE_MICROS = (DELIVERY_TIMEOUT_MS + 5_000) * 1000;
  */
 const POLL_MS = 3000;
 
-/** The secrets a delivery is signed with now: the current one, and the previous until it expires. */
+/**
+ * The secrets a delivery is signed with now: the current one, and the previous until it expires.
+ * None when the current one cannot be opened (the master key that sealed it is not configured).
+ */
 export function signingSecrets(webhook: WebhookRecord, nowMicros: number): string[] {
-  const { previousSecret, previousSecretExpiresAt } = webhook;
+  const { secret, previousSecret, previousSecretExpiresAt } = webhook;
+  if (secret === null) return [];
   return previousSecret !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > nowMicros
-    ? [webhook.secret, previousSecret]
-    : [webhook.secret];
+    ? [secret, previousSecret]
+    : [secret];
 }
+
+/** The error of an attempt that could not be signed: nothing was sent. */
+const UNSIGNABLE =
+  'not sent: the signing secret cannot be decrypted (its master key is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles)';
 
 /** ±10 % */
 const jitter = (seconds: number): number => seconds * (0.9 + Math.random() * 0.2);
@@ -45,6 +60,7 @@ export class WebhookDispatcher {
   private readonly unrecorded: Array<{
     id: string;
     outcome: AttemptOutcome | null;
+    claimed?: DeliveryRecord;
     disable?: string;
     resolve: () => void;
     reject: (error: unknown) => void;
@@ -146,13 +162,12 @@ export class WebhookDispatcher {
 
   private async attempt({ delivery, webhook }: ClaimedDelivery, signal: AbortSignal): Promise<void> {
     const nowMicros = this.clock.nowMicros();
-    const headers = signedHeaders(
-      delivery.id,
-      new Date(nowMicros / 1000),
-      delivery.payload,
-      signingSecrets(webhook, nowMicros),
-    );
-    const result = await this.sender.send(webhook.url, headers, delivery.payload, signal);
+    const secrets = signingSecrets(webhook, nowMicros);
+    const headers = signedHeaders(delivery.id, new Date(nowMicros / 1000), delivery.payload, secrets);
+    const result =
+      secrets.length > 0
+        ? await this.sender.send(webhook.url, headers, delivery.payload, signal)
+        : { statusCode: null, durationMs: 0, error: UNSIGNABLE };
     if (this.stopSends.signal.aborted && result.error !== null) return this.record({ id: delivery.id, outcome: null });
     const attempt = {
       at: nowMicros,
@@ -165,6 +180,7 @@ export class WebhookDispatcher {
     await this.record({
       id: delivery.id,
       outcome: this.outcome(delivery, attempt, gone),
+      claimed: delivery,
       ...(gone ? { disable: webhook.id } : {}),
     });
   }
@@ -174,7 +190,12 @@ export class WebhookDispatcher {
    * being written are written together in the next transaction: with many webhooks, the results
    * take few turns of the database's writer (SQLite has one), and the REST writes wait less.
    */
-  private record(item: { id: string; outcome: AttemptOutcome | null; disable?: string }): Promise<void> {
+  private record(item: {
+    id: string;
+    outcome: AttemptOutcome | null;
+    claimed?: DeliveryRecord;
+    disable?: string;
+  }): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unrecorded.push({ ...item, resolve, reject });
       this.recording ??= this.writeRecords();
@@ -186,8 +207,8 @@ export class WebhookDispatcher {
       const batch = this.unrecorded.splice(0);
       try {
         await this.uow.write(async (ctx) => {
-          for (const { id, outcome } of batch) {
-            if (outcome) await ctx.webhooks.finishAttempt(id, outcome);
+          for (const { id, outcome, claimed } of batch) {
+            if (outcome && claimed) await ctx.webhooks.finishAttempt(id, outcome, claimed);
             else await ctx.webhooks.release(id);
           }
           const gone = batch.flatMap((item) => (item.disable ? [item.disable] : []));

@@ -6,20 +6,21 @@ import {
   type ReportedEntryChange,
   type SecretCipher,
   type Stores,
-  type WebhookRecord,
+  type WebhookFilter,
 } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { versionOf } from '../versions/index.js';
+import type { WebhookFilterCache } from './webhook-filter-cache.js';
 
 /** The entry changes a webhook is told of: those under its key prefix (all without one). */
-function matchingChanges(webhook: WebhookRecord, changes: readonly ReportedEntryChange[]) {
+function matchingChanges(webhook: WebhookFilter, changes: readonly ReportedEntryChange[]) {
   const prefix = webhook.keyPrefix;
   if (prefix === null) return changes;
   return changes.filter((c) => ((c.after ?? c.before)?.key ?? '').startsWith(prefix));
 }
 
-function wants(webhook: WebhookRecord, change: ReportedChange): boolean {
+function wants(webhook: WebhookFilter, change: ReportedChange): boolean {
   if (webhook.eventTypes !== null && !webhook.eventTypes.includes(change.type)) return false;
   const versionId = change.versionId.toLowerCase();
   return webhook.versionIds === null || webhook.versionIds.some((id) => id.toLowerCase() === versionId);
@@ -59,7 +60,8 @@ export function deliveryBody(
 /**
  * The outbox: inside the writing transaction, one delivery per reported change and enabled webhook
  * of its service that wants it (event type, version, key prefix), due at once; after the commit,
- * the dispatcher is woken so the common case waits for no poll.
+ * the dispatcher is woken so the common case waits for no poll. Which webhooks a service has comes
+ * from the filter cache, so a write of a service without webhooks reads nothing more.
  */
 export class WebhookOutbox implements Outbox<Stores> {
   private wake: () => void = () => undefined;
@@ -68,6 +70,7 @@ export class WebhookOutbox implements Outbox<Stores> {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly cipher: SecretCipher,
+    private readonly filters: WebhookFilterCache,
   ) {}
 
   /** What to call after a commit that wrote deliveries (the dispatcher's wake-up). */
@@ -76,14 +79,14 @@ export class WebhookOutbox implements Outbox<Stores> {
   }
 
   async enqueue(stores: Stores, changes: readonly ReportedChange[]): Promise<boolean> {
-    const webhooksOf = new Map<string, WebhookRecord[]>();
-    const deliveries: DeliveryRecord[] = [];
+    const webhooksOf = new Map<string, readonly WebhookFilter[]>();
+    let deliveries: DeliveryRecord[] = [];
     const now = this.clock.nowMicros();
     for (const change of changes) {
       const serviceId = change.serviceId.toLowerCase();
       let webhooks = webhooksOf.get(serviceId);
       if (!webhooks) {
-        webhooks = await stores.webhooks.listEnabled(serviceId);
+        webhooks = await this.filters.filtersOf(stores, serviceId);
         webhooksOf.set(serviceId, webhooks);
       }
       for (const webhook of webhooks) {
@@ -105,6 +108,10 @@ export class WebhookOutbox implements Outbox<Stores> {
         });
       }
     }
+    if (deliveries.length === 0) return false;
+    // The cache may still name a webhook another instance deleted or disabled since: none for it.
+    const enabled = await stores.webhooks.enabledAmong([...new Set(deliveries.map((d) => d.webhookId))]);
+    deliveries = deliveries.filter((d) => enabled.has(d.webhookId));
     await stores.webhooks.insertDeliveries(deliveries);
     return deliveries.length > 0;
   }

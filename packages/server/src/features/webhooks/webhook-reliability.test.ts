@@ -165,4 +165,49 @@ describe.skipIf(!postgresUrl)('webhooks with two instances on one PostgreSQL', (
       await database.drop();
     }
   });
+
+  it("tells a webhook of every change committed on any instance after its creation's answer, and a deleted one of none", async () => {
+    const database = await createTestDatabase('postgres');
+    const args = ['--Webhooks:AllowPrivateNetworks=true'];
+    const a = await startTestServer({ database, args });
+    const b = await startTestServer({ database, args });
+    const receiver = await startWebhookReceiver();
+    try {
+      const adminA = await a.admin();
+      const adminB = await b.admin();
+      const service = await setUpService(adminA, 'created-elsewhere', ['Key'], []);
+      const base = `/api/services/${service.serviceId}/webhooks`;
+      for (let round = 0; round < 3; round++) {
+        // B has just written: it knows the service as one without webhooks.
+        expect((await service.set(adminB, 'Key', `before-${round}`)).status).toBe(200);
+        const created = await adminA.post(base, { url: receiver.url });
+        expect(created.status, created.text).toBe(201);
+        expect((await service.set(adminB, 'Key', `after-${round}`)).status).toBe(200);
+        await expect
+          .poll(() => receiver.received.map((d) => JSON.parse(d.body).data.changes[0].after.rawValue), {
+            timeout: 10_000,
+          })
+          .toContain(`after-${round}`);
+        // B knows the webhook now; deleted on A, it gets nothing of B's next change, which still commits.
+        expect((await adminA.delete(`${base}/${created.body.id}`)).status).toBe(204);
+        expect((await service.set(adminB, 'Key', `deleted-${round}`)).status).toBe(200);
+      }
+      // A disabled webhook (on A) gets nothing of B's changes either.
+      const disabled = await adminA.post(base, { url: receiver.url });
+      expect((await service.set(adminB, 'Key', 'enabled')).status).toBe(200);
+      const off = await adminA.put(`${base}/${disabled.body.id}`, { url: receiver.url, enabled: false });
+      expect(off.status, off.text).toBe(200);
+      expect((await service.set(adminB, 'Key', 'disabled')).status).toBe(200);
+      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(4);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const values = receiver.received.map((d) => JSON.parse(d.body).data.changes[0].after.rawValue);
+      expect(values.sort()).toEqual(['after-0', 'after-1', 'after-2', 'enabled']);
+      expect(await service.deliveries(adminA, disabled.body.id)).toHaveLength(1);
+    } finally {
+      await receiver.close();
+      await a.close();
+      await b.close();
+      await database.drop();
+    }
+  });
 });

@@ -89,6 +89,42 @@ describe.each(databaseKinds)('webhook routes on %s', (kind) => {
     expect((await admin.get(`/api/services/${crypto.randomUUID()}/webhooks`)).status).toBe(404);
   });
 
+  it('audits creation, replacement, secret rotation and deletion, never with a secret or the URL path', async () => {
+    const url = 'http://127.0.0.1:9/hooks/token-in-path-7f3a?key=token-in-query-9c1e';
+    const created = await admin.post(base, { url, description: 'audited', keyPrefix: 'A:' });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    expect((await admin.put(`${base}/${id}`, { url, enabled: false })).status).toBe(200);
+    const rotated = await admin.post(`${base}/${id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect((await admin.delete(`${base}/${id}`)).status).toBe(204);
+
+    const search = await admin.post('/api/auditlogs/search', { serviceId, entityType: 'webhook' });
+    expect(search.status, search.text).toBe(200);
+    const records = (search.body.entities as any[]).filter((r) => r.entityId === id).reverse();
+    expect(records.map((r) => r.action)).toEqual(['Created', 'Updated', 'SecretRotated', 'Deleted']);
+    for (const r of records) expect(r).toMatchObject({ entityType: 'Webhook', userId: 'admin', serviceId });
+    expect(records[0].changes.after).toMatchObject({
+      id,
+      url: 'http://127.0.0.1:9',
+      description: 'audited',
+      keyPrefix: 'A:',
+      enabled: true,
+    });
+    expect(records[1].changes.before).toMatchObject({ enabled: true, description: 'audited' });
+    expect(records[1].changes.after).toMatchObject({ enabled: false, description: null });
+    expect(records[2].changes.after.previousSecretExpiresAt).toMatch(/^\d{4}-/);
+    expect(records[3].changes.before).toMatchObject({ id, enabled: false });
+    for (const text of [search.text, JSON.stringify(records)]) {
+      expect(text).not.toContain('whsec_');
+      expect(text).not.toContain(created.body.secret.slice(6));
+      expect(text).not.toContain(rotated.body.secret.slice(6));
+      expect(text).not.toContain('token-in');
+    }
+    const byAction = await admin.post('/api/auditlogs/search', { serviceId, action: 'secretrotated' });
+    expect(byAction.body.entities.map((r: any) => r.entityId)).toContain(id);
+  });
+
   it('lets only owners and canAll users manage webhooks', async () => {
     const created = await admin.post(base, { url: 'http://127.0.0.1:9/x' });
     const id = created.body.id as string;

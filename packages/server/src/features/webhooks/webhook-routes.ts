@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import type { DeliveryRecord, WebhookFields, WebhookRecord } from '../../core/index.js';
+import { actorOfCaller, type DeliveryRecord, type WebhookFields, type WebhookRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { callerOf } from '../auth/index.js';
 import type { Webhooks } from './webhooks.js';
 
 const EventType = Type.Union(
@@ -159,7 +160,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
       },
     },
     async (request, reply) => {
-      const { webhook, secret } = await webhooks.create(request.params.serviceId, fieldsOf(request.body));
+      const { webhook, secret } = await webhooks.create(
+        actorOfCaller(callerOf(request)),
+        request.params.serviceId,
+        fieldsOf(request.body),
+      );
       return reply.code(201).send({ ...webhookOf(webhook), secret });
     },
   );
@@ -184,7 +189,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
     },
     async (request) => {
       const { serviceId, webhookId } = request.params;
-      return webhookOf(await webhooks.replace(serviceId, webhookId, fieldsOf(request.body)));
+      const actor = actorOfCaller(callerOf(request));
+      return webhookOf(await webhooks.replace(actor, serviceId, webhookId, fieldsOf(request.body)));
     },
   );
 
@@ -200,7 +206,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
       },
     },
     async (request, reply) => {
-      await webhooks.delete(request.params.serviceId, request.params.webhookId);
+      await webhooks.delete(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.webhookId);
       return reply.code(204).send(null);
     },
   );
@@ -216,7 +222,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
         response: { 200: Type.Object({ secret: Secret }), ...problems(400, 401, 403, 404) },
       },
     },
-    async (request) => ({ secret: await webhooks.rotateSecret(request.params.serviceId, request.params.webhookId) }),
+    async (request) => ({
+      secret: await webhooks.rotateSecret(
+        actorOfCaller(callerOf(request)),
+        request.params.serviceId,
+        request.params.webhookId,
+      ),
+    }),
   );
 
   app.get(

@@ -1,9 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type { DeliveryRecord, Page, Stores, UnitOfWork, WebhookFields, WebhookRecord } from '../../core/index.js';
-import type { Clock } from '../../platform/clock.js';
+import type {
+  Actor,
+  AuditAction,
+  AuditChanges,
+  AuditRecord,
+  DeliveryRecord,
+  Page,
+  Stores,
+  UnitOfWork,
+  WebhookFields,
+  WebhookRecord,
+} from '../../core/index.js';
+import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { clampPageSize, decodePageToken } from '../../platform/page-token.js';
+import type { WebhookFilterCache } from './webhook-filter-cache.js';
 import { requireAllowedTarget } from './webhook-targets.js';
 
 /** For this long after a rotation, deliveries carry a signature by the previous secret as well. */
@@ -22,28 +34,41 @@ export class Webhooks {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-    private readonly options: { readonly allowPrivateNetworks: boolean; readonly wake: () => void },
+    private readonly options: {
+      readonly allowPrivateNetworks: boolean;
+      readonly wake: () => void;
+      /** Which webhooks each service has, as the outbox caches it: told of every change here. */
+      readonly filters: WebhookFilterCache;
+    },
   ) {}
 
-  async create(serviceId: string, fields: WebhookFields): Promise<{ webhook: WebhookRecord; secret: string }> {
+  async create(
+    actor: Actor,
+    serviceId: string,
+    fields: WebhookFields,
+  ): Promise<{ webhook: WebhookRecord; secret: string }> {
     const checked = await this.check(fields);
-    return this.uow.write(async (ctx) => {
+    const created = await this.uow.write(async (ctx) => {
       await requireService(ctx, serviceId);
       await requireVersionsOf(ctx, serviceId, checked.versionIds);
       const now = this.clock.nowMicros();
+      const secret = newSecret();
       const webhook: WebhookRecord = {
         id: this.ids.newId(),
         serviceId: serviceId.toLowerCase(),
         ...checked,
-        secret: newSecret(),
+        secret,
         previousSecret: null,
         previousSecretExpiresAt: null,
         createdAt: now,
         updatedAt: now,
       };
       await ctx.webhooks.insert(webhook);
-      return { webhook, secret: webhook.secret };
+      await ctx.audit.append(this.audited(actor, webhook, 'Created', now, { after: webhookAuditView(webhook) }));
+      return { webhook, secret };
     });
+    await this.changed(created.webhook.serviceId, created.webhook.enabled);
+    return created;
   }
 
   async list(serviceId: string): Promise<WebhookRecord[]> {
@@ -56,34 +81,57 @@ export class Webhooks {
   }
 
   /** Replaces every field of the webhook (the secret stays). */
-  async replace(serviceId: string, webhookId: string, fields: WebhookFields): Promise<WebhookRecord> {
+  async replace(actor: Actor, serviceId: string, webhookId: string, fields: WebhookFields): Promise<WebhookRecord> {
     const checked = await this.check(fields);
-    return this.uow.write(async (ctx) => {
+    const after = await this.uow.write(async (ctx) => {
       const before = await requireWebhook(ctx, serviceId, webhookId);
       await requireVersionsOf(ctx, serviceId, checked.versionIds);
-      const after: WebhookRecord = { ...before, ...checked, updatedAt: this.clock.nowMicros() };
-      await ctx.webhooks.update(before.id, after);
-      return after;
+      const replaced: WebhookRecord = { ...before, ...checked, updatedAt: this.clock.nowMicros() };
+      await ctx.webhooks.update(before.id, { ...checked, updatedAt: replaced.updatedAt });
+      await ctx.audit.append(
+        this.audited(actor, replaced, 'Updated', replaced.updatedAt, {
+          before: webhookAuditView(before),
+          after: webhookAuditView(replaced),
+        }),
+      );
+      return replaced;
     });
+    await this.changed(after.serviceId, after.enabled);
+    return after;
   }
 
-  async delete(serviceId: string, webhookId: string): Promise<void> {
-    const deleted = await this.uow.write((ctx) => ctx.webhooks.delete(serviceId.toLowerCase(), webhookId));
-    if (!deleted) throw webhookNotFound(webhookId);
+  async delete(actor: Actor, serviceId: string, webhookId: string): Promise<void> {
+    await this.uow.write(async (ctx) => {
+      const before = await requireWebhook(ctx, serviceId, webhookId);
+      if (!(await ctx.webhooks.delete(before.serviceId, before.id))) throw webhookNotFound(webhookId);
+      const now = this.clock.nowMicros();
+      await ctx.audit.append(this.audited(actor, before, 'Deleted', now, { before: webhookAuditView(before) }));
+    });
+    // A deleted webhook gets no delivery even from an instance that still caches it (the outbox
+    // checks): nothing to wait for.
+    await this.changed(serviceId.toLowerCase(), false);
   }
 
   /** A new secret; the previous one keeps signing (a second signature) for 24 hours. */
-  rotateSecret(serviceId: string, webhookId: string): Promise<string> {
+  rotateSecret(actor: Actor, serviceId: string, webhookId: string): Promise<string> {
     return this.uow.write(async (ctx) => {
       const webhook = await requireWebhook(ctx, serviceId, webhookId);
       const now = this.clock.nowMicros();
       const secret = newSecret();
+      const previousSecretExpiresAt = now + ROTATION_OVERLAP_MICROS;
       await ctx.webhooks.update(webhook.id, {
         secret,
+        // One that cannot be opened (its master key is gone) signs nothing: none is kept.
         previousSecret: webhook.secret,
-        previousSecretExpiresAt: now + ROTATION_OVERLAP_MICROS,
+        previousSecretExpiresAt,
         updatedAt: now,
       });
+      // Which secret is never recorded: only that it changed, and until when the previous one signs.
+      await ctx.audit.append(
+        this.audited(actor, webhook, 'SecretRotated', now, {
+          after: { id: webhook.id, previousSecretExpiresAt: microsToIso(previousSecretExpiresAt) },
+        }),
+      );
       return secret;
     });
   }
@@ -113,6 +161,35 @@ export class Webhooks {
     this.options.wake();
   }
 
+  /**
+   * After the commit of a change to a service's webhooks: this instance forgets what it cached;
+   * when the change lets a webhook receive more, the answer waits until no other instance can
+   * still use what it read before (`WebhookFilterCache.settle`).
+   */
+  private async changed(serviceId: string, receivesMore: boolean): Promise<void> {
+    this.options.filters.forget(serviceId);
+    if (receivesMore) await this.options.filters.settle();
+  }
+
+  private audited(
+    actor: Actor,
+    webhook: WebhookRecord,
+    action: AuditAction,
+    now: number,
+    changes: AuditChanges,
+  ): Omit<AuditRecord, 'num'> {
+    return {
+      id: this.ids.newId(),
+      serviceId: webhook.serviceId,
+      entityType: 'Webhook',
+      entityId: webhook.id,
+      action,
+      ...actor,
+      timestamp: now,
+      changes,
+    };
+  }
+
   private async check(fields: WebhookFields): Promise<WebhookFields> {
     const url = await requireAllowedTarget(fields.url.trim(), this.options.allowPrivateNetworks);
     const eventTypes = fields.eventTypes === null ? null : [...new Set(fields.eventTypes)];
@@ -139,6 +216,29 @@ async function requireWebhook(stores: Stores, serviceId: string, webhookId: stri
   const webhook = await stores.webhooks.get(serviceId.toLowerCase(), webhookId.toLowerCase());
   if (!webhook) throw webhookNotFound(webhookId);
   return webhook;
+}
+
+/**
+ * A webhook as its audit records show it: never a secret, and of the URL only its origin (the path
+ * or query of some receivers' URLs carries a token, and the audit log has more readers than the
+ * webhooks: everyone who may read the service).
+ */
+function webhookAuditView(w: WebhookRecord) {
+  let origin: string;
+  try {
+    origin = new URL(w.url).origin;
+  } catch {
+    origin = '';
+  }
+  return {
+    id: w.id,
+    url: origin,
+    description: w.description,
+    eventTypes: w.eventTypes,
+    versionIds: w.versionIds,
+    keyPrefix: w.keyPrefix,
+    enabled: w.enabled,
+  };
 }
 
 const webhookNotFound = (webhookId: string) => AppError.notFound(`Webhook ${webhookId} was not found in this service.`);

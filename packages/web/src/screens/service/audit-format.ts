@@ -3,7 +3,7 @@ import { fieldWords } from '../../components/plain-words';
 
 type Fields = Record<string, unknown>;
 
-const NAME_FIELDS = ['key', 'versionLabel', 'name', 'title', 'userId'] as const;
+const NAME_FIELDS = ['key', 'versionLabel', 'name', 'title', 'userId', 'url'] as const;
 const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId', 'num', 'keyHash', 'changes']);
 
 function fieldsOf(value: unknown): Fields | null {

@@ -17,7 +17,7 @@ import { changeSummary, entityName } from './audit-format';
 import { auditTabRoute, type AuditFilters } from './route';
 import { useAuditLog, type AuditQuery } from './use-service';
 
-const ENTITY_TYPES = ['Service', 'Version', 'Entry', 'Member', 'ApiKey', 'ChangeRequest'];
+const ENTITY_TYPES = ['Service', 'Version', 'Entry', 'Member', 'ApiKey', 'ChangeRequest', 'Webhook'];
 const ACTIONS = [
   'Created',
   'Updated',
@@ -33,6 +33,7 @@ const ACTIONS = [
   'Rejected',
   'Withdrawn',
   'Revealed',
+  'SecretRotated',
 ];
 
 /** A datetime-local value (the user's time) as an instant; `to` takes in its whole minute. */
