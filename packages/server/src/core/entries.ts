@@ -63,4 +63,9 @@ export interface EntryStore {
   markDeleted(id: string, change: { generation: number; changedAt: number }): Promise<void>;
   /** Every entry of the version changed after the timestamp, tombstones included, in change order. */
   changedSince(versionId: string, afterMicros: number): Promise<EntryRecord[]>;
+  /**
+   * Timestamp of the version's newest entry change, deletions included (0 when none): the newest
+   * change its streams are sent. The version's clock can be later (a version update ticks it).
+   */
+  lastChangedAt(versionId: string): Promise<number>;
 }

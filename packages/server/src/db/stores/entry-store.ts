@@ -187,5 +187,13 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, cipher: SecretCiphe
         .execute();
       return rows.map(record);
     },
+    async lastChangedAt(versionId) {
+      const row = await db
+        .selectFrom('entries')
+        .select((eb) => eb.fn.max('changed_at').as('last'))
+        .where('version_id', '=', versionId)
+        .executeTakeFirst();
+      return Number(row?.last ?? 0);
+    },
   };
 }

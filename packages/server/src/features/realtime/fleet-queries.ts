@@ -4,7 +4,7 @@ import type { FleetStream, StreamPresence } from './presence.js';
 
 export interface VersionInstances {
   readonly instances: ReadonlyArray<FleetStream & { readonly upToDate: boolean }>;
-  /** Timestamp of the version's newest change; null when it has none. */
+  /** Timestamp of the version's newest entry change; null when it has none. */
   readonly latestTimestamp: number | null;
   readonly upToDate: number;
 }
@@ -21,9 +21,10 @@ export class FleetQueries {
     if (!(await this.uow.read.versions.get(serviceId.toLowerCase(), id))) {
       throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     }
-    // The streams first, then the clock: a change between the two reads counts against them.
+    // The streams first, then the newest change: a change between the two reads counts against them.
+    // Entry changes only: a version update (its description, protection) is sent to no stream.
     const streams = await this.presence.list(id);
-    const latest = (await this.uow.read.versions.clock(id)) ?? 0;
+    const latest = await this.uow.read.entries.lastChangedAt(id);
     const instances = streams.map((s) => ({
       ...s,
       // It has every change up to what it was sent, or up to where it resumed from.

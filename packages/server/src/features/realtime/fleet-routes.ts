@@ -22,7 +22,10 @@ const InstanceSchema = Type.Object(
 
 const InstancesSchema = Type.Object({
   instances: Type.Array(Type.Unsafe<unknown>({ $ref: 'Instance#' })),
-  latestTimestamp: Nullable({ ...Timestamp, description: "The version's newest change" }),
+  latestTimestamp: Nullable({
+    ...Timestamp,
+    description: "The version's newest entry change (what its streams are sent; a version update does not count)",
+  }),
   total: Type.Integer(),
   upToDate: Type.Integer(),
 });

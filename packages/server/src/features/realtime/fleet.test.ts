@@ -149,6 +149,17 @@ describe.each(databaseKinds)('instances of a version (%s)', (kind) => {
     const answer = await instancesUntil(admin, path, (a) => a.total === 1);
     expect(answer.instances[0]).toMatchObject({ instanceId: 'caught-up', lastEventTimestamp: null, upToDate: true });
     expect(answer.upToDate).toBe(1);
+    // A version update (here its protection) is sent to no stream: it leaves every stream up to date.
+    for (const isProtected of [true, false]) {
+      const put = await admin.put(`/api/configversions/${serviceId}/${versionId}`, {
+        versionLabel: '1.0.0',
+        protected: isProtected,
+      });
+      expect(put.status, put.text).toBe(200);
+    }
+    const afterUpdate = (await admin.get<Instances>(path)).body;
+    expect(afterUpdate.latestTimestamp).toBe(answer.latestTimestamp);
+    expect(afterUpdate.upToDate).toBe(1);
     sub.cancel();
     await instancesUntil(admin, path, (a) => a.total === 0);
   });
