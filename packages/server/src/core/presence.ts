@@ -26,20 +26,25 @@ export interface PresenceRecord {
 }
 
 /**
- * The shared presence table. Each server instance writes only its own rows, in batches, and
- * refreshes their heartbeat; rows whose heartbeat is old belong to a server instance that died.
+ * The shared presence table. Each server instance writes only its own stream rows, in batches, and
+ * refreshes one heartbeat of its own; the streams of an instance whose heartbeat is old belong to
+ * an instance that died. Ages are measured by the database's clock, so instances whose clocks
+ * disagree never expire each other.
  */
 export interface PresenceStore {
-  add(records: readonly PresenceRecord[], heartbeat: number): Promise<void>;
+  add(records: readonly PresenceRecord[]): Promise<void>;
   remove(serverInstance: string, streamNos: readonly number[]): Promise<void>;
   /** Sets the newest change sent on these streams. */
   setLastEvent(serverInstance: string, streamNos: readonly number[], lastEvent: number): Promise<void>;
-  /** Refreshes the heartbeat of every row of the server instance. */
-  heartbeat(serverInstance: string, now: number): Promise<void>;
-  /** The streams of a version whose heartbeat is at or after `freshSince`, other server instances' only. */
-  listVersion(versionId: string, freshSince: number, exceptServer: string): Promise<PresenceRecord[]>;
-  /** Deletes rows whose heartbeat is before `before` (server instances that died); returns how many. */
-  removeExpired(before: number): Promise<number>;
+  /**
+   * Refreshes the server instance's heartbeat. False when it had none: its first, or another
+   * instance took it for dead (a stall longer than the expiry) and deleted its streams' rows.
+   */
+  heartbeat(serverInstance: string): Promise<boolean>;
+  /** The streams of a version of instances whose heartbeat is at most `maxAgeMicros` old, other instances' only. */
+  listVersion(versionId: string, maxAgeMicros: number, exceptServer: string): Promise<PresenceRecord[]>;
+  /** Deletes the streams of instances whose heartbeat is older than `maxAgeMicros` (they died); returns how many. */
+  removeExpired(maxAgeMicros: number): Promise<number>;
   /** Deletes every row of a server instance (it shuts down). */
   removeServer(serverInstance: string): Promise<void>;
 }

@@ -237,6 +237,16 @@ export interface StreamPresenceTable {
   /** The timestamp the client resumed from: it had every change up to it. */
   resumed_from: number;
   last_event: number | null;
+  /**
+   * Refreshed per row by releases before presence_servers; this release writes a far-future value
+   * (the instance's heartbeat is in presence_servers), so that older instances never expire its rows.
+   */
+  heartbeat: number;
+}
+
+/** The heartbeat of each server instance that writes stream presence (database time, µs). */
+export interface PresenceServersTable {
+  server_instance: string;
   heartbeat: number;
 }
 
@@ -244,6 +254,7 @@ export interface DatabaseSchema {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   stream_presence: StreamPresenceTable;
+  presence_servers: PresenceServersTable;
   personal_tokens: PersonalTokensTable;
   change_requests: ChangeRequestsTable;
   change_request_approvals: ChangeRequestApprovalsTable;

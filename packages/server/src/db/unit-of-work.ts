@@ -42,7 +42,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
     saml: createSamlStateStore(db),
     webhooks: createWebhookStore(db, dialect, cipher),
     secrets: createSecretStore(db, cipher),
-    presence: createPresenceStore(db),
+    presence: createPresenceStore(db, dialect),
   };
 }
 

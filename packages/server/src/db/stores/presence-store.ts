@@ -1,7 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { PresenceRecord, PresenceStore } from '../../core/index.js';
 import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
-import type { DatabaseSchema, StreamPresenceTable } from '../schema.js';
+import type { DatabaseSchema, Dialect, StreamPresenceTable } from '../schema.js';
 import { slices } from '../../platform/slices.js';
 
 /** Columns bound per row of a multi-row insert. */
@@ -37,9 +37,31 @@ function toRecord(row: Selectable<StreamPresenceTable>): PresenceRecord {
   };
 }
 
-export function createPresenceStore(db: Kysely<DatabaseSchema>): PresenceStore {
+/** The database's clock in µs since the epoch: one clock for every server instance. */
+function databaseNow(dialect: Dialect): RawBuilder<number> {
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000000)::bigint`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000000 as integer)`;
+}
+
+/**
+ * What a stream row's own `heartbeat` holds (µs, in the year 2255). Releases before the
+ * `presence_servers` table refreshed that column and expired rows by it; this value keeps them from
+ * expiring the rows of this release's instances during a rolling upgrade. This release ages rows by
+ * their instance's heartbeat only, and the column by itself only for rows of older releases.
+ */
+const NOT_AGED_BY_ITS_OWN_HEARTBEAT = 9_000_000_000_000_000;
+
+export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect): PresenceStore {
+  const now = () => databaseNow(dialect);
+  /** Instances whose heartbeat is older than the age: they died. */
+  const deadServers = (maxAgeMicros: number) =>
+    db
+      .selectFrom('presence_servers')
+      .select('server_instance')
+      .where('heartbeat', '<', sql<number>`${now()} - ${maxAgeMicros}`);
   return {
-    async add(records, heartbeat) {
+    async add(records) {
       for (const slice of slices(records, Math.floor(MAX_BOUND_VALUES / INSERT_COLUMNS))) {
         await db
           .insertInto('stream_presence')
@@ -57,7 +79,7 @@ export function createPresenceStore(db: Kysely<DatabaseSchema>): PresenceStore {
               connected_at: r.connectedAt,
               resumed_from: r.resumedFrom,
               last_event: r.lastEvent,
-              heartbeat,
+              heartbeat: NOT_AGED_BY_ITS_OWN_HEARTBEAT,
             })),
           )
           .onConflict((oc) => oc.columns(['server_instance', 'stream_no']).doNothing())
@@ -85,30 +107,52 @@ export function createPresenceStore(db: Kysely<DatabaseSchema>): PresenceStore {
         return [];
       });
     },
-    async heartbeat(serverInstance, now) {
-      await db
-        .updateTable('stream_presence')
-        .set({ heartbeat: now })
+    async heartbeat(serverInstance) {
+      const updated = await db
+        .updateTable('presence_servers')
+        .set({ heartbeat: now() })
         .where('server_instance', '=', serverInstance)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) return true;
+      await db
+        .insertInto('presence_servers')
+        .values({ server_instance: serverInstance, heartbeat: now() })
+        .onConflict((oc) => oc.column('server_instance').doUpdateSet({ heartbeat: now() }))
         .execute();
+      return false;
     },
-    async listVersion(versionId, freshSince, exceptServer) {
+    async listVersion(versionId, maxAgeMicros, exceptServer) {
       const rows = await db
         .selectFrom('stream_presence')
-        .selectAll()
-        .where('version_id', '=', versionId)
-        .where('heartbeat', '>=', freshSince)
-        .where('server_instance', '<>', exceptServer)
-        .orderBy('connected_at')
+        .innerJoin('presence_servers', 'presence_servers.server_instance', 'stream_presence.server_instance')
+        .selectAll('stream_presence')
+        .where('stream_presence.version_id', '=', versionId)
+        .where('presence_servers.heartbeat', '>=', sql<number>`${now()} - ${maxAgeMicros}`)
+        .where('stream_presence.server_instance', '<>', exceptServer)
+        .orderBy('stream_presence.connected_at')
         .execute();
       return rows.map(toRecord);
     },
-    async removeExpired(before) {
-      const result = await db.deleteFrom('stream_presence').where('heartbeat', '<', before).executeTakeFirst();
-      return Number(result.numDeletedRows);
+    async removeExpired(maxAgeMicros) {
+      const streams = await db
+        .deleteFrom('stream_presence')
+        .where((eb) =>
+          eb.or([
+            eb('server_instance', 'in', deadServers(maxAgeMicros)),
+            // Rows of an instance of an older release that died (it refreshed each row's heartbeat).
+            eb.and([
+              eb('server_instance', 'not in', db.selectFrom('presence_servers').select('server_instance')),
+              eb('heartbeat', '<', sql<number>`${now()} - ${maxAgeMicros}`),
+            ]),
+          ]),
+        )
+        .executeTakeFirst();
+      await db.deleteFrom('presence_servers').where('server_instance', 'in', deadServers(maxAgeMicros)).execute();
+      return Number(streams.numDeletedRows);
     },
     async removeServer(serverInstance) {
       await db.deleteFrom('stream_presence').where('server_instance', '=', serverInstance).execute();
+      await db.deleteFrom('presence_servers').where('server_instance', '=', serverInstance).execute();
     },
   };
 }

@@ -104,8 +104,7 @@ export class StreamPresence {
     const local = [...(this.versions.get(versionId) ?? [])].map((s) => this.viewOf(s));
     const { store } = this.options;
     if (!store) return local.sort(byConnectedAt);
-    const freshSince = this.options.clock.nowMicros() - PRESENCE_EXPIRY_MS * 1000;
-    const remote = await store.listVersion(versionId, freshSince, this.options.serverInstance);
+    const remote = await store.listVersion(versionId, PRESENCE_EXPIRY_MS * 1000, this.options.serverInstance);
     return [...local, ...remote].sort(byConnectedAt);
   }
 
@@ -147,25 +146,26 @@ export class StreamPresence {
 
   /** One batch: rows of closed streams out, new streams in, newer last events, the heartbeat. */
   async refresh(): Promise<void> {
-    const { store, serverInstance: me, clock } = this.options;
+    const { store, serverInstance: me } = this.options;
     if (!store) return;
-    const now = clock.nowMicros();
-    const added: Array<{ stream: PresentStream; lastEvent: number | null }> = [];
-    const changed = new Map<number, PresentStream[]>();
-    for (const streams of this.versions.values()) {
-      for (const stream of streams) {
-        const lastEvent = stream.lastEvent;
-        if (!this.written.has(stream)) added.push({ stream, lastEvent });
-        else if (lastEvent !== null && this.written.get(stream) !== lastEvent) {
-          const group = changed.get(lastEvent);
-          if (group) group.push(stream);
-          else changed.set(lastEvent, [stream]);
-        }
-      }
-    }
     const removed = this.closedNos;
     this.closedNos = [];
+    const added: Array<{ stream: PresentStream; lastEvent: number | null }> = [];
+    const changed = new Map<number, PresentStream[]>();
     try {
+      // The heartbeat first: the rows written next are listed as soon as they are in.
+      if (!(await store.heartbeat(me))) this.written.clear(); // its rows may be gone: all are written again
+      for (const streams of this.versions.values()) {
+        for (const stream of streams) {
+          const lastEvent = stream.lastEvent;
+          if (!this.written.has(stream)) added.push({ stream, lastEvent });
+          else if (lastEvent !== null && this.written.get(stream) !== lastEvent) {
+            const group = changed.get(lastEvent);
+            if (group) group.push(stream);
+            else changed.set(lastEvent, [stream]);
+          }
+        }
+      }
       if (removed.length > 0) await store.remove(me, removed);
       const records = added.map(({ stream, lastEvent }) => ({
         ...this.viewOf(stream),
@@ -174,7 +174,7 @@ export class StreamPresence {
         versionId: stream.versionId,
         lastEvent,
       }));
-      if (records.length > 0) await store.add(records, now);
+      if (records.length > 0) await store.add(records);
       for (const [lastEvent, streams] of changed) {
         await store.setLastEvent(
           me,
@@ -182,7 +182,6 @@ export class StreamPresence {
           lastEvent,
         );
       }
-      await store.heartbeat(me, now);
     } catch (err) {
       this.closedNos.push(...removed);
       this.options.logger.warn({ err }, 'writing the stream presence failed; retrying');
@@ -196,10 +195,11 @@ export class StreamPresence {
     for (const [lastEvent, streams] of changed) {
       for (const stream of streams) if (this.written.has(stream)) this.written.set(stream, lastEvent);
     }
+    const now = this.options.clock.nowMicros();
     if (now - this.lastPurge > PRESENCE_EXPIRY_MS * 1000) {
       this.lastPurge = now;
       await store
-        .removeExpired(now - PRESENCE_EXPIRY_MS * 1000)
+        .removeExpired(PRESENCE_EXPIRY_MS * 1000)
         .catch((err: unknown) => this.options.logger.warn({ err }, 'deleting expired stream presence failed'));
     }
   }

@@ -1,0 +1,98 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { openDatabase, type Database } from '../../db/database.js';
+import { createPresenceStore } from '../../db/stores/presence-store.js';
+import { systemClock, type Clock } from '../../platform/clock.js';
+import { PRESENCE_EXPIRY_MS, StreamPresence } from './presence.js';
+import type { StreamClient } from './stream-client.js';
+
+const client: StreamClient = { instanceId: 'app-1', sdk: null, userAgent: null, address: '10.0.0.7', labels: [] };
+const silent = { warn: () => undefined };
+
+describe.each(databaseKinds)('stream presence shared through the database (%s)', (kind) => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(kind);
+    const url = testDatabase.args.find((a) => a.startsWith('--Database:Url='))?.slice('--Database:Url='.length);
+    database = openDatabase({ url: url ?? null, dataDir: 'memory://' });
+    await database.migrate();
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  const instance = (serverInstance: string, clock: Clock = systemClock) =>
+    new StreamPresence({
+      serverInstance,
+      clock,
+      store: createPresenceStore(database.db, database.dialect),
+      logger: silent,
+    });
+  /** Makes an instance's heartbeat look `ms` older, as if it had stopped writing that long ago. */
+  const age = (serverInstance: string, ms: number) =>
+    sql`update presence_servers set heartbeat = heartbeat - ${ms * 1000} where server_instance = ${serverInstance}`.execute(
+      database.db,
+    );
+  /** PostgreSQL: the transaction that last wrote each stream row (an update gives the row a new one). */
+  const streamRowVersions = async () =>
+    kind === 'postgres'
+      ? (
+          await sql<{ xmin: string }>`select xmin::text as xmin from stream_presence order by stream_no`.execute(
+            database.db,
+          )
+        ).rows
+      : [];
+  const heartbeatOf = async (serverInstance: string) =>
+    Number(
+      (
+        await database.db
+          .selectFrom('presence_servers')
+          .select('heartbeat')
+          .where('server_instance', '=', serverInstance)
+          .executeTakeFirstOrThrow()
+      ).heartbeat,
+    );
+
+  it('refreshes one heartbeat per instance, and ages it by the database clock, not the instances’ own', async () => {
+    // An instance whose clock is an hour behind the others: its streams are listed all the same.
+    const behind = instance('behind', { nowMicros: () => systemClock.nowMicros() - 3_600_000_000 });
+    const other = instance('other');
+    behind.open('s', 'v1', client, 0);
+    behind.open('s', 'v1', client, 0);
+    await behind.refresh();
+    const written = await streamRowVersions();
+    const first = await heartbeatOf('behind');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await behind.refresh();
+    expect(await heartbeatOf('behind')).toBeGreaterThan(first);
+    expect(await streamRowVersions()).toEqual(written); // the heartbeat rewrote no stream row
+    expect((await other.list('v1')).map((s) => s.serverInstance)).toEqual(['behind', 'behind']);
+    await behind.stop();
+    expect(await other.list('v1')).toEqual([]);
+  });
+
+  it('expires the streams of an instance that stopped writing, and an instance taken for dead writes them again', async () => {
+    const stalled = instance('stalled');
+    const other = instance('watcher');
+    stalled.open('s', 'v2', client, 0);
+    await stalled.refresh();
+    expect(await other.list('v2')).toHaveLength(1);
+
+    await age('stalled', PRESENCE_EXPIRY_MS + 1000);
+    expect(await other.list('v2')).toEqual([]); // too old: left out at once
+    await other.refresh(); // the watcher's first refresh also deletes what expired
+    expect(
+      await database.db.selectFrom('stream_presence').selectAll().where('version_id', '=', 'v2').execute(),
+    ).toEqual([]);
+
+    // The stalled instance comes back: its heartbeat was gone, so it writes its open streams again.
+    await stalled.refresh();
+    expect((await other.list('v2')).map((s) => s.instanceId)).toEqual(['app-1']);
+    await stalled.stop();
+    await other.stop();
+  });
+});
