@@ -42,7 +42,9 @@ export async function startEtcd(): Promise<EtcdBaseline | null> {
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-5000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const client = new Etcd3({ hosts: url });
+  let unregister = (): void => undefined;
   const stop = async (): Promise<void> => {
+    unregister(); // once: by the script, or by the clean-up at the end
     client.close();
     if (child.exitCode === null) {
       child.kill('SIGTERM');
@@ -50,7 +52,7 @@ export async function startEtcd(): Promise<EtcdBaseline | null> {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  onCleanup(stop, () => child.kill('SIGKILL'));
+  unregister = onCleanup(stop, () => child.kill('SIGKILL'));
   const deadline = nowMs() + 30_000;
   for (;;) {
     try {

@@ -6,12 +6,11 @@
  * jitter). Records when each subscriber first received each change and how often, every connection
  * attempt and every stream that reopened.
  */
-import type http2 from 'node:http2';
 import { nextDelay } from '../../../client/src/reconnect.js';
 import { nowMs } from './common.js';
-import { ChangeDecoder, FrameReader, connectH2c, grpcHeaders, subscribeRequest } from './grpc-wire.js';
+import { ChangeDecoder, FrameReader, WorkerSessions, connectH2c, grpcHeaders, subscribeRequest } from './grpc-wire.js';
 import { Receipts } from './receipts.js';
-import { exitWithParent, sendToParent } from './worker-process.js';
+import { sendToParent } from './worker-process.js';
 
 export type ReconnectPolicy = 'jitter' | 'fixed';
 
@@ -46,12 +45,7 @@ export type FleetWorkerMessage =
       opens: Float64Array;
     };
 
-const sessions: http2.ClientHttp2Session[] = [];
-let closing = false;
-exitWithParent(() => {
-  closing = true;
-  for (const session of sessions) session?.destroy();
-});
+const workerSessions = new WorkerSessions();
 
 let run: ReturnType<typeof start> | undefined;
 process.on('message', (message: { type: string; policy?: ReconnectPolicy }) => {
@@ -87,10 +81,10 @@ function start(options: FleetStart) {
   };
 
   const connect = (i: number): void => {
-    if (closing) return;
+    if (workerSessions.closing) return;
     if (everOpened[i]) attempts.push(nowMs());
     const session = connectH2c(options.url, options.localAddress);
-    sessions[i] = session;
+    workerSessions.sessions[i] = session;
     const stream = session.request(grpcHeaders('StartSubscribe'));
     const reader = new FrameReader();
     let over = false;

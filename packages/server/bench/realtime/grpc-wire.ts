@@ -13,6 +13,7 @@ import {
   timestampFromMicros,
 } from '@realtime-config/protocol';
 import { Receipts } from './receipts.js';
+import { exitWithParent } from './worker-process.js';
 
 export function grpcFrame(message: Uint8Array): Buffer {
   const frame = Buffer.allocUnsafe(5 + message.length);
@@ -98,5 +99,21 @@ export class ChangeDecoder {
     this.lastFrame = Buffer.from(frame);
     this.last = { seqs, newestUs };
     return this.last;
+  }
+}
+
+/**
+ * A load generator's connections, all destroyed when the driver goes away (it exits or says so);
+ * `closing` is true from then on, so streams that end are not reconnected or counted as lost.
+ */
+export class WorkerSessions {
+  readonly sessions: http2.ClientHttp2Session[] = [];
+  closing = false;
+
+  constructor() {
+    exitWithParent(() => {
+      this.closing = true;
+      for (const session of this.sessions) session?.destroy();
+    });
   }
 }

@@ -8,11 +8,10 @@
  * with fromBinary once per worker; identical frames for other subscribers are compared byte for byte
  * and reuse that decoding (the server writes the same bytes to every stream).
  */
-import type http2 from 'node:http2';
 import { nowMs } from './common.js';
 import { Receipts } from './receipts.js';
-import { ChangeDecoder, FrameReader, connectH2c, grpcHeaders, subscribeRequest } from './grpc-wire.js';
-import { exitWithParent, sendToParent } from './worker-process.js';
+import { ChangeDecoder, FrameReader, WorkerSessions, connectH2c, grpcHeaders, subscribeRequest } from './grpc-wire.js';
+import { sendToParent } from './worker-process.js';
 
 export interface SubscriberStart {
   readonly type: 'start';
@@ -53,13 +52,7 @@ export type SubscriberWorkerMessage =
       unexpectedFrames: number;
     };
 
-const sessions: http2.ClientHttp2Session[] = [];
-let closing = false;
-
-exitWithParent(() => {
-  closing = true;
-  for (const session of sessions) session.destroy();
-});
+const workerSessions = new WorkerSessions();
 
 process.on('message', (message: { type: string }) => {
   if (message.type === 'start') void start(message as SubscriberStart);
@@ -88,7 +81,7 @@ async function start(options: SubscriberStart): Promise<void> {
   const openOne = (i: number): Promise<void> =>
     new Promise((resolve) => {
       const session = connectH2c(options.url);
-      sessions[i] = session;
+      workerSessions.sessions[i] = session;
       const stream = session.request(grpcHeaders('StartSubscribe'));
       const reader = new FrameReader();
       let settled = false;
@@ -124,7 +117,7 @@ async function start(options: SubscriberStart): Promise<void> {
       stream.on('error', (error: Error) => fail(error.message));
       stream.on('close', () => {
         if (!settled) fail(`stream closed before its headers (code ${stream.rstCode ?? '?'})`);
-        else if (live[i] && !closing) {
+        else if (live[i] && !workerSessions.closing) {
           live[i] = 0;
           endedEarly++;
         }

@@ -54,12 +54,6 @@ const NOT_AGED_BY_ITS_OWN_HEARTBEAT = 9_000_000_000_000_000;
 
 export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect): PresenceStore {
   const now = () => databaseNow(dialect);
-  /** Instances whose heartbeat is older than the age: they died. */
-  const deadServers = (maxAgeMicros: number) =>
-    db
-      .selectFrom('presence_servers')
-      .select('server_instance')
-      .where('heartbeat', '<', sql<number>`${now()} - ${maxAgeMicros}`);
   return {
     async add(records) {
       for (const slice of slices(records, Math.floor(MAX_BOUND_VALUES / INSERT_COLUMNS))) {
@@ -134,21 +128,37 @@ export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect
       return rows.map(toRecord);
     },
     async removeExpired(maxAgeMicros) {
-      const streams = await db
+      const cutoff = sql<number>`${now()} - ${maxAgeMicros}`;
+      // Rows of an instance of an older release that died (it refreshed each row's own heartbeat).
+      const olderRelease = await db
         .deleteFrom('stream_presence')
-        .where((eb) =>
-          eb.or([
-            eb('server_instance', 'in', deadServers(maxAgeMicros)),
-            // Rows of an instance of an older release that died (it refreshed each row's heartbeat).
-            eb.and([
-              eb('server_instance', 'not in', db.selectFrom('presence_servers').select('server_instance')),
-              eb('heartbeat', '<', sql<number>`${now()} - ${maxAgeMicros}`),
-            ]),
-          ]),
-        )
+        .where('server_instance', 'not in', db.selectFrom('presence_servers').select('server_instance'))
+        .where('heartbeat', '<', cutoff)
         .executeTakeFirst();
-      await db.deleteFrom('presence_servers').where('server_instance', 'in', deadServers(maxAgeMicros)).execute();
-      return Number(streams.numDeletedRows);
+      // A dead instance's heartbeat and its streams go together: one that comes back meanwhile finds
+      // either both (and refreshes them) or neither (and writes its streams again).
+      const dead =
+        dialect === 'postgres'
+          ? await db
+              .with('dead', (q) =>
+                q.deleteFrom('presence_servers').where('heartbeat', '<', cutoff).returning('server_instance'),
+              )
+              .deleteFrom('stream_presence')
+              .where('server_instance', 'in', (eb) => eb.selectFrom('dead').select('server_instance'))
+              .executeTakeFirst()
+          : await db.transaction().execute(async (tx) => {
+              const deleted = await tx
+                .deleteFrom('stream_presence')
+                .where(
+                  'server_instance',
+                  'in',
+                  tx.selectFrom('presence_servers').select('server_instance').where('heartbeat', '<', cutoff),
+                )
+                .executeTakeFirst();
+              await tx.deleteFrom('presence_servers').where('heartbeat', '<', cutoff).execute();
+              return deleted;
+            });
+      return Number(olderRelease.numDeletedRows) + Number(dead.numDeletedRows);
     },
     async removeServer(serverInstance) {
       await db.deleteFrom('stream_presence').where('server_instance', '=', serverInstance).execute();

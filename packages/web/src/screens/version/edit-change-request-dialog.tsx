@@ -1,10 +1,11 @@
-import { Code, Loader, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Code, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { checkValue } from '@realtime-config/protocol';
 import { useMemo, useState } from 'react';
 import type { ChangeRequest, Entry } from '@realtime-config/protocol/rest';
 import { ProblemError } from '../../api/problem';
 import { FormDialog } from '../../components/form-dialog';
 import { KeyText } from '../../components/key-text';
+import { CHANGE_REQUEST_FIELDS, ChangeRequestText, changeRequestText } from './change-request-text';
 import { ValueEditor } from './editors/value-editor';
 import { useEditChangeRequest } from './use-change-requests';
 import { useEntries } from './use-version';
@@ -18,8 +19,6 @@ interface EditChangeRequestDialogProps {
   readonly versionId: string;
   readonly request: ChangeRequest;
 }
-
-const FIELDS = ['title', 'description'];
 
 /** A secret's requested value never comes back from the server: undefined until it is typed again. */
 type Values = ReadonlyMap<string, string | null | undefined>;
@@ -64,7 +63,7 @@ export function EditChangeRequestDialog(props: EditChangeRequestDialogProps) {
       submitLabel="Save request"
       size="lg"
       mutation={edit}
-      fields={FIELDS}
+      fields={CHANGE_REQUEST_FIELDS}
       onOpen={() => {
         setTitle(request.title);
         setDescription(request.description ?? '');
@@ -76,8 +75,7 @@ export function EditChangeRequestDialog(props: EditChangeRequestDialogProps) {
         if (title.trim() === '' || problems.some((p) => p !== undefined)) return;
         edit.mutate(
           {
-            title: title.trim(),
-            description: description.trim() === '' ? null : description.trim(),
+            ...changeRequestText(title, description),
             changes: request.changes.map((c) => ({
               id: c.id,
               rawValue: values.get(c.id) ?? null,
@@ -93,22 +91,13 @@ export function EditChangeRequestDialog(props: EditChangeRequestDialogProps) {
           ? 'New values drop the approvals it has, and it is reviewed again; a new title or description keeps them.'
           : 'Another editor or owner reviews the request as it is after your edit.'}
       </Text>
-      <TextInput
-        label="Title"
-        required
-        data-autofocus
-        value={title}
-        onChange={(e) => setTitle(e.currentTarget.value)}
-        error={tried && title.trim() === '' ? 'Give the request a title.' : fieldError('title')}
-      />
-      <Textarea
-        label="Description"
-        description="Why, for the reviewer (optional)"
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(e) => setDescription(e.currentTarget.value)}
-        error={fieldError('description')}
+      <ChangeRequestText
+        title={title}
+        description={description}
+        onTitle={setTitle}
+        onDescription={setDescription}
+        titleMissing={tried && title.trim() === ''}
+        fieldError={fieldError}
       />
       <Stack gap="sm" role="group" aria-label="Requested values">
         <Text fw={600} size="sm">

@@ -1,9 +1,10 @@
-import { Text, Textarea, TextInput } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { useState } from 'react';
 import type { ChangeRequest } from '@realtime-config/protocol/rest';
 import { ProblemError } from '../../api/problem';
 import { FormDialog } from '../../components/form-dialog';
 import { ChangeDiff, type DiffRow } from './change-diff';
+import { CHANGE_REQUEST_FIELDS, ChangeRequestText, changeRequestText } from './change-request-text';
 import { useOpenChangeRequest } from './use-change-requests';
 
 /** A value the request will set, with the generation of the entry it was read at. */
@@ -21,8 +22,6 @@ interface ReviewDialogProps {
   readonly suggestedTitle?: string;
   readonly onOpened: (request: ChangeRequest) => void;
 }
-
-const FIELDS = ['title', 'description'];
 
 /**
  * `Request review…`: the way to change a protected version. Opens a change request with the values
@@ -44,7 +43,7 @@ export function ReviewDialog(props: ReviewDialogProps) {
       submitLabel={n === 1 ? 'Request review of 1 change' : `Request review of ${n} changes`}
       size="lg"
       mutation={open}
-      fields={FIELDS}
+      fields={CHANGE_REQUEST_FIELDS}
       onOpen={() => {
         setTitle(props.suggestedTitle ?? '');
         setDescription('');
@@ -57,8 +56,7 @@ export function ReviewDialog(props: ReviewDialogProps) {
         }
         open.mutate(
           {
-            title: title.trim(),
-            description: description.trim() === '' ? null : description.trim(),
+            ...changeRequestText(title, description),
             changes: props.values.map((v) => ({ id: v.id, rawValue: v.after, generation: v.generation })),
           },
           { onSuccess: props.onOpened },
@@ -69,25 +67,16 @@ export function ReviewDialog(props: ReviewDialogProps) {
         This version is protected: its values change once another editor or owner approves the request and it is
         applied.
       </Text>
-      <TextInput
-        label="Title"
-        required
-        data-autofocus
-        value={title}
-        onChange={(e) => {
-          setTitle(e.currentTarget.value);
+      <ChangeRequestText
+        title={title}
+        description={description}
+        onTitle={(value) => {
+          setTitle(value);
           setMissing(false);
         }}
-        error={missing ? 'Give the request a title.' : fieldError('title')}
-      />
-      <Textarea
-        label="Description"
-        description="Why, for the reviewer (optional)"
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(e) => setDescription(e.currentTarget.value)}
-        error={fieldError('description')}
+        onDescription={setDescription}
+        titleMissing={missing}
+        fieldError={fieldError}
       />
       <ChangeDiff rows={props.values} label="Changes to review" />
     </FormDialog>
