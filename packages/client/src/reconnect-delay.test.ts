@@ -3,22 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { SDK_VERSION } from './internal/sdk-version.js';
 import { encodeLabels } from './internal/metadata.js';
 import { delayAfter, MAX_RECONNECT_DELAY_MS, nextDelay } from './reconnect.js';
-
-/** A seeded source of numbers in [0, 1) (mulberry32): the same sequence on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@realtime-config/test-support/seeded-random';
 
 const SAMPLES = 20_000;
 const draw = (attempt: number, interval: number, seed: number): number[] => {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: SAMPLES }, () => nextDelay(attempt, interval, random));
 };
 
@@ -75,7 +64,7 @@ describe('nextDelay: when to reconnect', () => {
   });
 
   it("waits at least a refusal's retry-after-ms, plus up to 20 %", () => {
-    const random = seeded(99);
+    const random = seededRandom(99);
     const samples = Array.from({ length: SAMPLES }, () => delayAfter(1500, 1, 5000, random));
     expect(Math.min(...samples)).toBeGreaterThanOrEqual(1500);
     expect(Math.max(...samples)).toBeLessThan(1800);

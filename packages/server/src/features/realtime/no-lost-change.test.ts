@@ -27,6 +27,7 @@ import {
 } from '@realtime-config/test-support/server-process';
 import { createTestDatabase, databaseKinds } from '@realtime-config/test-support/test-databases';
 import { ADMIN_PASSWORD, ApiClient, type ApiResponse } from '@realtime-config/test-support/test-server';
+import { seededRandom } from '@realtime-config/test-support/seeded-random';
 
 /**
  * The promise of the change stream, tested the hard way: a subscriber that reconnects with the
@@ -48,18 +49,6 @@ const STRING = 1;
 
 const keyName = (i: number): string => `App:Key${String(i).padStart(2, '0')}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** mulberry32: reproducible choices for a printed seed (timing still varies run to run). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function until(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -354,7 +343,7 @@ describe.each(databaseKinds)('no change is lost on %s', (kind) => {
       baseUrl,
       serviceId,
       versionId,
-      rng: random(seed),
+      rng: seededRandom(seed),
       attempts,
       phase: 0,
       stopping: false,
@@ -371,7 +360,7 @@ describe.each(databaseKinds)('no change is lost on %s', (kind) => {
       await writing;
     });
     const interrupter = (async () => {
-      const rng = random(seed + 1);
+      const rng = seededRandom(seed + 1);
       while (interrupting) {
         await sleep(150 + rng() * 250);
         const candidates = flaky.filter((s) => s.streaming);
