@@ -11,6 +11,7 @@ import {
   createSessionStoreAdapter,
   DeferredSigner,
   MeSchema,
+  createCurrentIdentities,
   PersonalTokens,
   tokenRoutes,
   type AuthProvider,
@@ -75,10 +76,8 @@ export async function composeRestApi(parts: RestApiParts) {
   const sessionStore = createSessionStoreAdapter(uow, idleTimeoutMs);
   const signer = new DeferredSigner();
   const apiKeys = new ApiKeys(uow, clock, ids);
-  const tokens = new PersonalTokens(uow, clock, ids, {
-    maxLifetimeDays: config.tokens.maxLifetimeDays,
-    claims: parts.claimSettings,
-  });
+  const identities = createCurrentIdentities(parts.claimSettings);
+  const tokens = new PersonalTokens(uow, clock, ids, { maxLifetimeDays: config.tokens.maxLifetimeDays, identities });
   const bearer = createBearerCredentials({
     apiKeys,
     tokens,
@@ -126,6 +125,7 @@ export async function composeRestApi(parts: RestApiParts) {
       requiredApprovals: config.versions.requiredApprovals,
       caps,
       cipher: parts.cipher,
+      identities,
     }),
     queries: new ChangeRequestQueries(uow),
     requiredApprovals: config.versions.requiredApprovals,

@@ -1,3 +1,4 @@
+import { AppError } from '../platform/errors.js';
 import type { ApiKeyScope } from './api-keys.js';
 import { actorOf, apiKeyActor, type Actor, type Identity } from './identity.js';
 
@@ -6,7 +7,12 @@ import { actorOf, apiKeyActor, type Actor, type Identity } from './identity.js';
  * bearer token), a service API key, or nobody (gRPC without credentials, when allowed).
  */
 export type Caller =
-  | { readonly kind: 'user'; readonly identity: Identity }
+  | {
+      readonly kind: 'user';
+      readonly identity: Identity;
+      /** The person called with one of their personal access tokens (not a session or the provider's token). */
+      readonly via?: 'personalToken';
+    }
   /**
    * A bearer token (Jwt) whose subject holds no role of any policy: a machine identity used for
    * service-to-service access. Over gRPC it acts like an SDK client (reads, registers), audited by
@@ -20,6 +26,8 @@ export type Caller =
         readonly serviceId: string;
         readonly name: string;
         readonly scopes: readonly ApiKeyScope[];
+        /** The person who made the key (null for keys made before that was kept). */
+        readonly createdBy?: string | null;
       };
     }
   | { readonly kind: 'anonymous' };
@@ -41,5 +49,19 @@ export function actorOfCaller(caller: Caller): Actor {
       return apiKeyActor(caller.key);
     case 'anonymous':
       return ANONYMOUS_CLIENT;
+  }
+}
+
+/**
+ * Credentials and access (users, personal tokens, API keys, members and roles, webhook and
+ * validator secrets, a version's protection) change only by a person signed in with a session or
+ * the provider's own token: a leaked personal access token or API key must not mint more
+ * credentials or widen access, which would outlive its revocation.
+ */
+export function requireSignedIn(caller: Caller): void {
+  if (caller.kind === 'apiKey' || (caller.kind === 'user' && caller.via === 'personalToken')) {
+    throw AppError.forbidden(
+      `This changes credentials or access, which needs a signed-in session: ${caller.kind === 'apiKey' ? 'an API key' : 'a personal access token'} cannot do it.`,
+    );
   }
 }

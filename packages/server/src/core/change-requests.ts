@@ -1,3 +1,5 @@
+import type { PersonSnapshot } from './identity.js';
+
 /** One value a change request sets: the entry, its new value, the generation it was based on. */
 export interface RequestedChange {
   readonly id: string;
@@ -19,6 +21,8 @@ export interface ApprovalRecord {
   readonly userId: string;
   readonly userName: string | null;
   readonly approvedAt: number;
+  /** The approver as they were, checked again when the request is applied. */
+  readonly approver: PersonSnapshot;
 }
 
 export interface ChangeRequestRecord {
@@ -37,6 +41,8 @@ export interface ChangeRequestRecord {
   readonly updatedAt: number;
   /** Who applied, rejected or withdrew it. */
   readonly closedBy: string | null;
+  /** Everyone who edited it after it was opened: like its author, none of them may approve it. */
+  readonly editors: readonly string[];
   readonly approvals: readonly ApprovalRecord[];
 }
 
@@ -44,6 +50,11 @@ export interface ChangeRequestStore {
   insert(request: Omit<ChangeRequestRecord, 'approvals'>): Promise<void>;
   /** The request, with the approvals given to its current changes. */
   get(versionId: string, id: string): Promise<ChangeRequestRecord | undefined>;
+  /**
+   * The same, locked until the transaction ends (PostgreSQL: a row lock; SQLite has one writer):
+   * approving, editing, applying and closing one request happen one after the other.
+   */
+  getForUpdate(versionId: string, id: string): Promise<ChangeRequestRecord | undefined>;
   /** Newest first. */
   list(versionId: string, status: ChangeRequestStatus | null): Promise<ChangeRequestRecord[]>;
   update(
@@ -52,6 +63,7 @@ export interface ChangeRequestStore {
       Pick<ChangeRequestRecord, 'title' | 'description' | 'changes' | 'contentHash' | 'status' | 'closedBy'>
     > & {
       readonly updatedAt: number;
+      readonly editors?: readonly string[];
     },
   ): Promise<void>;
   addApproval(id: string, approval: ApprovalRecord & { readonly contentHash: string }): Promise<void>;

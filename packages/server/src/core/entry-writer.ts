@@ -102,6 +102,8 @@ export class EntryWriter {
     readonly timestamp: number,
     /** The version's label, as the change's webhook deliveries name it. */
     private readonly versionLabel: string,
+    /** The version is protected (the write was opened with `protectedVersion: 'allow'`). */
+    readonly versionProtected: boolean,
   ) {}
 
   /** Opens a write on a version of the service: advances its clock, or answers 404. */
@@ -111,7 +113,7 @@ export class EntryWriter {
     if (clock === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     if (clock.protected && options.protectedVersion !== 'allow')
       throw protectedVersion(clock.label, serviceId, versionId);
-    return new EntryWriter(ctx, options, clock.timestamp, clock.label);
+    return new EntryWriter(ctx, options, clock.timestamp, clock.label, clock.protected);
   }
 
   /**

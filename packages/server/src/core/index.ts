@@ -3,7 +3,14 @@
  * and what they may do, and the one entry writer. It imports platform/ only; db/ implements its
  * store interfaces; features build on it.
  */
-export { actorOfCaller, ANONYMOUS_CLIENT, anonymousCaller, userCaller, type Caller } from './caller.js';
+export {
+  actorOfCaller,
+  ANONYMOUS_CLIENT,
+  anonymousCaller,
+  requireSignedIn,
+  userCaller,
+  type Caller,
+} from './caller.js';
 export {
   API_KEY_SCOPES,
   DEFAULT_API_KEY_SCOPES,
@@ -11,6 +18,7 @@ export {
   type ApiKeyScope,
   type ApiKeyStore,
 } from './api-keys.js';
+export { countingApprovals, requireMayApprove, writerOf, wroteContent } from './change-request-review.js';
 export type {
   ApprovalRecord,
   ChangeRequestRecord,
@@ -38,13 +46,24 @@ export {
   actorOf,
   apiKeyActor,
   hasPolicy,
+  snapshotOf,
   type Actor,
+  type CurrentIdentities,
   type Identity,
+  type LocalUserLookup,
+  type PersonSnapshot,
   type PolicyName,
   type ProviderKind,
 } from './identity.js';
 export type { Page } from './page.js';
-export { memberIdsOf, requireServiceAccess, roleIn, type RoleLookup, type ServiceAction } from './service-access.js';
+export {
+  memberIdsOf,
+  requireServiceAccess,
+  roleIn,
+  serviceAccessRefusal,
+  type RoleLookup,
+  type ServiceAction,
+} from './service-access.js';
 export type { PersonalTokenRecord, PersonalTokenStore } from './personal-tokens.js';
 export type { PresenceRecord, PresenceStore } from './presence.js';
 export {

@@ -56,43 +56,49 @@ export async function roleIn(lookup: RoleLookup, identity: Identity, serviceId: 
  * - an API key acts only for its own service, within its scopes, and never manages;
  * - an anonymous caller (gRPC with Grpc:RequireAuthentication false) and an application (a bearer
  *   token of a subject without roles) read and register.
- * Throws PERMISSION_DENIED otherwise.
+ * Answers why the caller may not, or null when it may.
  */
+export async function serviceAccessRefusal(
+  lookup: RoleLookup,
+  caller: Caller,
+  serviceId: string,
+  action: ServiceAction,
+): Promise<string | null> {
+  switch (caller.kind) {
+    case 'anonymous':
+    case 'application':
+      return action === 'read' || action === 'register'
+        ? null
+        : `Only a signed-in member of this service may ${ACTION_WORDS[action]}.`;
+    case 'apiKey': {
+      if (caller.key.serviceId !== serviceId.toLowerCase()) return 'The API key belongs to another service.';
+      const scope = NEEDED_SCOPE[action];
+      if (scope === null) return `API keys may not ${ACTION_WORDS[action]}.`;
+      if (!caller.key.scopes.includes(scope)) {
+        return `The API key has no "${scope}" scope (it has: ${caller.key.scopes.join(', ')}).`;
+      }
+      return null;
+    }
+    case 'user': {
+      const { identity } = caller;
+      const role = await roleIn(lookup, identity, serviceId);
+      if (action === 'read' && (role !== null || hasPolicy(identity, 'canChange'))) return null;
+      const needed = NEEDED_ROLE[action];
+      if (role !== null && ROLE_RANK[role] >= ROLE_RANK[needed]) return null;
+      return role === null
+        ? `Only members of this service may ${ACTION_WORDS[action]}.`
+        : `Your role in this service (${role}) may not ${ACTION_WORDS[action]}; that needs ${needed}.`;
+    }
+  }
+}
+
+/** The same rule, throwing PERMISSION_DENIED when the caller may not. */
 export async function requireServiceAccess(
   lookup: RoleLookup,
   caller: Caller,
   serviceId: string,
   action: ServiceAction,
 ): Promise<void> {
-  switch (caller.kind) {
-    case 'anonymous':
-    case 'application':
-      if (action !== 'read' && action !== 'register') {
-        throw AppError.forbidden(`Only a signed-in member of this service may ${ACTION_WORDS[action]}.`);
-      }
-      return;
-    case 'apiKey': {
-      if (caller.key.serviceId !== serviceId.toLowerCase()) {
-        throw AppError.forbidden('The API key belongs to another service.');
-      }
-      const scope = NEEDED_SCOPE[action];
-      if (scope === null) throw AppError.forbidden(`API keys may not ${ACTION_WORDS[action]}.`);
-      if (!caller.key.scopes.includes(scope)) {
-        throw AppError.forbidden(`The API key has no "${scope}" scope (it has: ${caller.key.scopes.join(', ')}).`);
-      }
-      return;
-    }
-    case 'user': {
-      const { identity } = caller;
-      const role = await roleIn(lookup, identity, serviceId);
-      if (action === 'read' && (role !== null || hasPolicy(identity, 'canChange'))) return;
-      const needed = NEEDED_ROLE[action];
-      if (role !== null && ROLE_RANK[role] >= ROLE_RANK[needed]) return;
-      throw AppError.forbidden(
-        role === null
-          ? `Only members of this service may ${ACTION_WORDS[action]}.`
-          : `Your role in this service (${role}) may not ${ACTION_WORDS[action]}; that needs ${needed}.`,
-      );
-    }
-  }
+  const refusal = await serviceAccessRefusal(lookup, caller, serviceId, action);
+  if (refusal !== null) throw AppError.forbidden(refusal);
 }

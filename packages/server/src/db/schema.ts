@@ -172,6 +172,8 @@ export interface ChangeRequestsTable {
   closed_by: string | null;
   created_at: number;
   updated_at: number;
+  /** JSON array of the user ids that edited it; null when none did (or from before it was kept). */
+  editors: string | null;
 }
 
 export interface ChangeRequestApprovalsTable {
@@ -181,6 +183,8 @@ export interface ChangeRequestApprovalsTable {
   /** The content hash of the changes approved: an edit leaves the approval behind. */
   content_hash: string;
   approved_at: number;
+  /** JSON: the approver when they approved ({ provider, email, name, roles }); null from before it was kept. */
+  approver: string | null;
 }
 
 export interface WebhooksTable {

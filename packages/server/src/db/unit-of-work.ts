@@ -36,7 +36,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
     tokens: createPersonalTokenStore(db),
-    changeRequests: createChangeRequestStore(db, cipher),
+    changeRequests: createChangeRequestStore(db, dialect, cipher),
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),

@@ -4788,7 +4788,7 @@ export interface paths {
     put?: never;
     /**
      * Create a personal access token; the token is shown only in this answer
-     * @description The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as `Authorization: Bearer rcp_…`. `expiresAt` null means the longest lifetime, 90 days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it. A call made with a personal access token cannot make tokens (403).
+     * @description The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as `Authorization: Bearer rcp_…`. `expiresAt` null means the longest lifetime, 90 days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it. A personal access token or an API key cannot make tokens (403): that needs a signed-in session.
      */
     post: {
       parameters: {
@@ -4888,6 +4888,145 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @description UUID */
+          tokenId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{username}/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a user's personal access tokens (admins; every provider, the user's id in the path) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          username: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PersonalToken'][];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{username}/tokens/{tokenId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a user's personal access token (admins): calls with it, open streams included, are refused from now on */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          username: string;
           /** @description UUID */
           tokenId: string;
         };
@@ -5113,6 +5252,8 @@ export interface components {
        */
       updatedAt: string;
       closedBy: string | null;
+      /** @description Everyone who edited the request after it was opened; like its author, none of them may approve it */
+      editors: string[];
       requiredApprovals: number;
       changes: {
         /**

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type {
   ApprovalRecord,
+  PersonSnapshot,
   ChangeRequestRecord,
   ChangeRequestStatus,
   ChangeRequestStore,
@@ -8,7 +9,7 @@ import type {
   SecretCipher,
 } from '../../core/index.js';
 import { openSecrets, sealSecrets } from './sealed-json.js';
-import type { ChangeRequestsTable, DatabaseSchema } from '../schema.js';
+import type { ChangeRequestApprovalsTable, ChangeRequestsTable, DatabaseSchema, Dialect } from '../schema.js';
 
 function toRecord(
   cipher: SecretCipher,
@@ -29,11 +30,28 @@ function toRecord(
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     closedBy: row.closed_by,
+    editors: row.editors === null ? [] : (JSON.parse(row.editors) as string[]),
     approvals,
   };
 }
 
-export function createChangeRequestStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): ChangeRequestStore {
+type StoredApprover = Omit<PersonSnapshot, 'id'>;
+
+function approvalOf(row: Selectable<ChangeRequestApprovalsTable>): ApprovalRecord {
+  const kept = row.approver === null ? null : (JSON.parse(row.approver) as StoredApprover);
+  return {
+    userId: row.user_id,
+    userName: row.user_name,
+    approvedAt: Number(row.approved_at),
+    approver: { id: row.user_id, ...(kept ?? { provider: null, email: null, name: row.user_name, roles: [] }) },
+  };
+}
+
+export function createChangeRequestStore(
+  db: Kysely<DatabaseSchema>,
+  dialect: Dialect,
+  cipher: SecretCipher,
+): ChangeRequestStore {
   /** Approvals of the requests, only those given to their current changes, oldest first. */
   const approvalsOf = async (rows: readonly Selectable<ChangeRequestsTable>[]) => {
     const byRequest = new Map<string, ApprovalRecord[]>(rows.map((row) => [row.id, []]));
@@ -52,11 +70,17 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>, cipher: Sec
       .execute();
     for (const a of approvals) {
       if (hashes.get(a.change_request_id) !== a.content_hash) continue;
-      byRequest
-        .get(a.change_request_id)
-        ?.push({ userId: a.user_id, userName: a.user_name, approvedAt: Number(a.approved_at) });
+      byRequest.get(a.change_request_id)?.push(approvalOf(a));
     }
     return byRequest;
+  };
+
+  const one = async (versionId: string, id: string, lock: boolean) => {
+    const query = db.selectFrom('change_requests').selectAll().where('id', '=', id).where('version_id', '=', versionId);
+    // SQLite has one writer: a write transaction already excludes every other.
+    const row = await (lock && dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    if (!row) return undefined;
+    return toRecord(cipher, row, (await approvalsOf([row])).get(row.id) ?? []);
   };
 
   return {
@@ -75,21 +99,14 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>, cipher: Sec
           changes: JSON.stringify(sealSecrets(request.changes, cipher)),
           content_hash: request.contentHash,
           closed_by: request.closedBy,
+          editors: request.editors.length === 0 ? null : JSON.stringify(request.editors),
           created_at: request.createdAt,
           updated_at: request.updatedAt,
         })
         .execute();
     },
-    async get(versionId, id) {
-      const row = await db
-        .selectFrom('change_requests')
-        .selectAll()
-        .where('id', '=', id)
-        .where('version_id', '=', versionId)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      return toRecord(cipher, row, (await approvalsOf([row])).get(row.id) ?? []);
-    },
+    get: (versionId, id) => one(versionId, id, false),
+    getForUpdate: (versionId, id) => one(versionId, id, true),
     async list(versionId, status) {
       let query = db.selectFrom('change_requests').selectAll().where('version_id', '=', versionId);
       if (status !== null) query = query.where('status', '=', status);
@@ -108,12 +125,15 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>, cipher: Sec
           ...(change.contentHash !== undefined ? { content_hash: change.contentHash } : {}),
           ...(change.status !== undefined ? { status: change.status } : {}),
           ...(change.closedBy !== undefined ? { closed_by: change.closedBy } : {}),
+          ...(change.editors !== undefined ? { editors: JSON.stringify(change.editors) } : {}),
           updated_at: change.updatedAt,
         })
         .where('id', '=', id)
         .execute();
     },
     async addApproval(id, approval) {
+      const { id: _id, ...kept } = approval.approver;
+      const approver = JSON.stringify(kept);
       await db
         .insertInto('change_request_approvals')
         .values({
@@ -122,12 +142,14 @@ export function createChangeRequestStore(db: Kysely<DatabaseSchema>, cipher: Sec
           user_name: approval.userName,
           content_hash: approval.contentHash,
           approved_at: approval.approvedAt,
+          approver,
         })
         .onConflict((oc) =>
           oc.columns(['change_request_id', 'user_id']).doUpdateSet({
             content_hash: approval.contentHash,
             approved_at: approval.approvedAt,
             user_name: approval.userName,
+            approver,
           }),
         )
         .execute();

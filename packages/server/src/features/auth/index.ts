@@ -3,6 +3,7 @@ export { apiKeyRoutes } from './api-keys/api-key-routes.js';
 export { API_KEY_PREFIX, ApiKeys } from './api-keys/api-keys.js';
 export { authRoutes, MeSchema, meOf } from './auth-routes.js';
 export { createBearerCredentials, type BearerCredentials } from './credentials/bearer-credentials.js';
+export { createCurrentIdentities } from './identity/current-identities.js';
 export type { ClaimSettings } from './identity/identity.js';
 export { BUILT_IN_ADMIN_PASSWORD } from './local/local-provider.js';
 export type { AuthProvider } from './providers/auth-provider.js';

@@ -1,11 +1,17 @@
-import { createHash } from 'node:crypto';
 import {
+  actorOf,
   actorOfCaller,
   auditView,
+  countingApprovals,
   EntryWriter,
+  requireMayApprove,
   requireServiceAccess,
+  snapshotOf,
+  writerOf,
+  wroteContent,
   type Actor,
   type Caller,
+  type CurrentIdentities,
   type ChangeRequestRecord,
   type ChangeRequestStatus,
   type EntryRecord,
@@ -20,9 +26,18 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { checkValue } from '../../protocol.js';
+import {
+  contentHashOf,
+  requireCurrent,
+  requirePending,
+  requireRequest,
+  requireVersion,
+  requireWellFormed,
+  viewForAudit,
+  type Target,
+} from './change-request-checks.js';
 
-/** What a change request holds at most: one batch value set. */
-export const MAX_REQUESTED_CHANGES = 1000;
+export { MAX_REQUESTED_CHANGES } from './change-request-checks.js';
 
 export interface ChangeRequestInput {
   readonly title: string;
@@ -36,30 +51,21 @@ export interface ChangeRequestSettings {
   readonly caps: VersionCaps;
   /** A secret value counts in the content hash by its fingerprint, never as itself. */
   readonly cipher: SecretCipher;
-}
-
-type Target = { readonly serviceId: string; readonly versionId: string };
-
-/** States from which a request can still be approved, edited, rejected or withdrawn. */
-const PENDING: readonly ChangeRequestStatus[] = ['open', 'approved', 'stale'];
-
-/** The digest approvals are bound to: the same changes in any order give the same hash. */
-function contentHashOf(changes: readonly RequestedChange[], cipher: SecretCipher): string {
-  const canonical = [...changes]
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((c) => [c.id, c.isSecret ? ['secret', cipher.fingerprint(c.rawValue)] : c.rawValue, c.generation]);
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+  /** Who approvers are now: an approval counts at apply only while its approver may still change values. */
+  readonly identities: CurrentIdentities;
 }
 
 const isAuthor = (caller: Caller, request: ChangeRequestRecord): boolean =>
-  actorOfCaller(caller).userId === request.authorId;
+  writerOf(caller).userId === request.authorId;
 
 /**
  * Change requests: reviewed value changes, the only way to change a protected version. One is
  * opened by an editor with the values it sets and the generations they were based on, approved by
- * others (never its author; Versions:RequiredApprovals of them), and applied as one batch: all
- * of it when no entry changed since, else nothing and it turns stale. An edit of its changes drops
- * every approval (approvals are bound to the changes' digest). Every step is audited.
+ * others (never its author nor anyone who edited it; Versions:RequiredApprovals of them), and
+ * applied as one batch: all of it when no entry changed since, else nothing and it turns stale. An
+ * edit of its changes drops every approval (approvals are bound to the changes' digest). Approve,
+ * edit, apply and close of one request lock it, so they happen one after the other; apply counts
+ * the approvals again (core's countingApprovals). Every step is audited.
  */
 export class ChangeRequestCommands {
   constructor(
@@ -75,29 +81,33 @@ export class ChangeRequestCommands {
       await requireVersion(ctx, target);
       const changes = await requireCurrent(ctx, target.versionId, input.changes);
       const now = this.clock.nowMicros();
-      const actor = actorOfCaller(caller);
+      const author = writerOf(caller);
       const request: ChangeRequestRecord = {
         id: this.ids.newId(),
         ...target,
         title: input.title,
         description: input.description,
-        authorId: actor.userId,
-        authorName: actor.userName,
+        authorId: author.userId,
+        authorName: author.userName,
         status: 'open',
         changes,
         contentHash: contentHashOf(changes, this.settings.cipher),
         createdAt: now,
         updatedAt: now,
         closedBy: null,
+        editors: [],
         approvals: [],
       };
       await ctx.changeRequests.insert(request);
-      await this.audit(ctx, actor, request, 'Created', { after: auditView(viewForAudit(request)) });
+      await this.audit(ctx, actorOfCaller(caller), request, 'Created', { after: auditView(viewForAudit(request)) });
       return request;
     });
   }
 
-  /** Edits a request (its author, or an owner); new changes drop every approval and reopen it. */
+  /**
+   * Edits a request (its author, or an owner, who then may no longer approve it); new changes drop
+   * every approval and reopen it.
+   */
   update(caller: Caller, target: Target, id: string, input: ChangeRequestInput): Promise<ChangeRequestRecord> {
     requireWellFormed(input.changes);
     return this.uow.write(async (ctx) => {
@@ -105,12 +115,12 @@ export class ChangeRequestCommands {
       if (!isAuthor(caller, before)) await requireServiceAccess(ctx, caller, target.serviceId, 'manage');
       const changes = await requireCurrent(ctx, target.versionId, input.changes);
       const contentHash = contentHashOf(changes, this.settings.cipher);
-      const changed = contentHash !== before.contentHash;
-      if (changed) await ctx.changeRequests.clearApprovals(id);
-      const status: ChangeRequestStatus = changed || before.status === 'stale' ? 'open' : before.status;
+      if (contentHash !== before.contentHash) await ctx.changeRequests.clearApprovals(id);
+      const writer = writerOf(caller).userId;
+      const editors = wroteContent(before, writer) ? before.editors : [...before.editors, writer];
       const now = this.clock.nowMicros();
-      await ctx.changeRequests.update(id, { ...input, changes, contentHash, status, updatedAt: now });
-      const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;
+      await ctx.changeRequests.update(id, { ...input, changes, contentHash, editors, updatedAt: now });
+      const after = await this.settleStatus(ctx, target, id, now);
       await this.audit(ctx, actorOfCaller(caller), after, 'Updated', {
         before: auditView(viewForAudit(before)),
         after: auditView(viewForAudit(after)),
@@ -119,46 +129,69 @@ export class ChangeRequestCommands {
     });
   }
 
-  /** An approval by an editor or owner other than the author; enough of them make it approved. */
+  /** An approval by an editor or owner who wrote none of it; enough of them make it approved. */
   approve(caller: Caller, target: Target, id: string): Promise<ChangeRequestRecord> {
     return this.uow.write(async (ctx) => {
       const request = await requirePending(ctx, target, id, 'approved');
-      if (caller.kind !== 'user') throw AppError.forbidden('Only a person may approve a change request.');
-      if (isAuthor(caller, request)) throw AppError.forbidden('The author of a change request may not approve it.');
+      const approver = requireMayApprove(caller, request);
+      const actor = actorOf(approver);
       if (request.status === 'stale') {
         throw AppError.conflict('The change request is stale: an entry changed since. Its author updates it first.');
       }
-      const actor = actorOfCaller(caller);
       const now = this.clock.nowMicros();
       await ctx.changeRequests.addApproval(id, {
         userId: actor.userId,
         userName: actor.userName,
         approvedAt: now,
         contentHash: request.contentHash,
+        approver: snapshotOf(approver),
       });
-      const approvals = request.approvals.filter((a) => a.userId !== actor.userId).length + 1;
-      const status = approvals >= this.settings.requiredApprovals ? 'approved' : 'open';
-      await ctx.changeRequests.update(id, { status, updatedAt: now });
-      const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;
-      await this.audit(ctx, actor, after, 'Approved', { after: { status, approvals } });
+      const after = await this.settleStatus(ctx, target, id, now);
+      await this.audit(ctx, actor, after, 'Approved', {
+        after: { status: after.status, approvals: after.approvals.length },
+      });
       return after;
     });
   }
 
   /**
-   * Applies an approved request as one batch with its generations. When any entry changed since,
-   * nothing is applied, the request turns stale (that is kept) and the answer is 409.
+   * Sets a pending request's status from the approvals that count now (`approved` with enough of
+   * them, else `open`) and answers it as stored.
+   */
+  private async settleStatus(ctx: WriteContext, target: Target, id: string, now: number) {
+    const request = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;
+    const counting = await countingApprovals(ctx, this.settings.identities, request);
+    const status: ChangeRequestStatus = counting.length >= this.settings.requiredApprovals ? 'approved' : 'open';
+    if (status === request.status) return request;
+    await ctx.changeRequests.update(id, { status, updatedAt: now });
+    return { ...request, status };
+  }
+
+  /**
+   * Applies a request with enough approvals that count now as one batch with its generations.
+   * Without them nothing is applied and the answer is 409 (an `approved` one turns `open` again).
+   * When any entry changed since, nothing is applied, the request turns stale (that is kept) and
+   * the answer is 409.
    */
   async apply(caller: Caller, target: Target, id: string): Promise<ChangeRequestRecord> {
     const outcome = await this.uow.write(async (ctx) => {
       const request = await requireRequest(ctx, target, id);
       if (!isAuthor(caller, request)) await requireServiceAccess(ctx, caller, target.serviceId, 'write');
-      if (request.status !== 'approved') {
+      if (request.status !== 'approved' && request.status !== 'open') {
         throw AppError.conflict(
-          request.status === 'open' || request.status === 'stale'
-            ? `The change request is ${request.status}: it needs ${this.settings.requiredApprovals} approval(s) of its current changes before it can be applied.`
+          request.status === 'stale'
+            ? `The change request is stale: an entry changed since. Its author updates it, and it needs ${this.settings.requiredApprovals} approval(s) again.`
             : `The change request is ${request.status}.`,
         );
+      }
+      // Counted now, whatever the stored status says: an approver demoted, removed or deleted since
+      // no longer counts, and one promoted again counts again.
+      const counting = await countingApprovals(ctx, this.settings.identities, request);
+      if (counting.length < this.settings.requiredApprovals) {
+        if (request.status === 'approved') {
+          await ctx.changeRequests.update(id, { status: 'open', updatedAt: this.clock.nowMicros() });
+        }
+        return { short: counting.length };
       }
       const actor = actorOfCaller(caller);
       // Opening the writer locks the version: the generations checked below cannot move before the commit.
@@ -172,7 +205,7 @@ export class ChangeRequestCommands {
         changeRequest: {
           id: request.id,
           title: request.title,
-          approvers: request.approvals.map((a) => a.userId),
+          approvers: counting.map((a) => a.userId),
         },
       });
       const entries = new Map(
@@ -199,10 +232,15 @@ export class ChangeRequestCommands {
       await ctx.changeRequests.update(id, { status: 'applied', closedBy: actor.userId, updatedAt: writer.timestamp });
       const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;
       await this.audit(ctx, actor, after, 'Applied', {
-        after: { status: 'applied', approvers: request.approvals.map((a) => a.userId) },
+        after: { status: 'applied', approvers: counting.map((a) => a.userId) },
       });
       return { applied: after };
     });
+    if (outcome.short !== undefined) {
+      throw AppError.conflict(
+        `The change request has ${outcome.short} of the ${this.settings.requiredApprovals} approval(s) of its current changes it needs before it can be applied (an approval counts while its approver is an editor or owner who wrote none of it). Nothing was applied.`,
+      );
+    }
     if (outcome.stale) {
       throw AppError.conflict(
         `Changed since the change request was made: ${outcome.stale.slice(0, 20).join(', ')}. Nothing was applied; the request is now stale.`,
@@ -247,90 +285,4 @@ export class ChangeRequestCommands {
       changes,
     });
   }
-}
-
-function viewForAudit(request: ChangeRequestRecord) {
-  return { title: request.title, description: request.description, status: request.status, changes: request.changes };
-}
-
-function requireWellFormed(changes: readonly RequestedChange[]): void {
-  if (changes.length === 0)
-    throw AppError.invalid('A change request changes at least one value.', { changes: ['is empty'] });
-  if (changes.length > MAX_REQUESTED_CHANGES) {
-    throw AppError.invalid(`A change request holds at most ${MAX_REQUESTED_CHANGES} changes.`, {
-      changes: [`at most ${MAX_REQUESTED_CHANGES}`],
-    });
-  }
-  const ids = new Set<string>();
-  const twice = changes.filter((c) => ids.has(c.id) || !ids.add(c.id)).map((c) => c.id);
-  if (twice.length > 0) {
-    throw AppError.invalid(`The change request names an entry more than once: ${[...new Set(twice)].join(', ')}.`, {
-      changes: ['names an entry more than once'],
-    });
-  }
-}
-
-async function requireVersion(ctx: WriteContext, target: Target): Promise<void> {
-  if (!(await ctx.versions.get(target.serviceId, target.versionId))) {
-    throw AppError.notFound(`Version ${target.versionId} was not found in service ${target.serviceId}.`);
-  }
-}
-
-/**
- * Every change names a live entry of the version at its current generation, with a value of its type.
- * Answers the changes marked secret where their entry is (they are then sealed at rest).
- */
-async function requireCurrent(
-  ctx: WriteContext,
-  versionId: string,
-  changes: readonly RequestedChange[],
-): Promise<RequestedChange[]> {
-  const entries = new Map(
-    (
-      await ctx.entries.getManyLive(
-        versionId,
-        changes.map((c) => c.id),
-      )
-    ).map((e) => [e.id, e]),
-  );
-  const missing = changes.filter((c) => !entries.has(c.id)).map((c) => c.id);
-  if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
-  const problems = changes.flatMap((c) => {
-    const entry = entries.get(c.id) as EntryRecord;
-    const problem = checkValue(entry.valueType, c.rawValue, entry.enumDefinition);
-    return problem ? [`${entry.key} ${problem}`] : [];
-  });
-  if (problems.length > 0) throw AppError.invalid(`Some values do not fit their entry type: ${problems.join('; ')}.`);
-  const stale = changes.filter((c) => (entries.get(c.id) as EntryRecord).generation !== c.generation);
-  if (stale.length > 0) {
-    throw AppError.conflict(
-      `Generation mismatch; the entries were changed meanwhile: ${stale
-        .map(
-          (c) =>
-            `${(entries.get(c.id) as EntryRecord).key} (sent ${c.generation}, current ${(entries.get(c.id) as EntryRecord).generation})`,
-        )
-        .join('; ')}.`,
-    );
-  }
-  return changes.map(({ id, rawValue, generation }) => ({
-    id,
-    rawValue,
-    generation,
-    ...((entries.get(id) as EntryRecord).isSecret ? { isSecret: true } : {}),
-  }));
-}
-
-async function requireRequest(ctx: WriteContext, target: Target, id: string): Promise<ChangeRequestRecord> {
-  await requireVersion(ctx, target);
-  const request = await ctx.changeRequests.get(target.versionId, id);
-  if (!request) throw AppError.notFound(`Change request ${id} was not found in this version.`);
-  return request;
-}
-
-async function requirePending(ctx: WriteContext, target: Target, id: string, what: string) {
-  const request = await requireRequest(ctx, target, id);
-  if (!PENDING.includes(request.status)) {
-    throw AppError.conflict(`The change request is ${request.status}; it can no longer be ${what}.`);
-  }
-  return request;
 }

@@ -49,6 +49,9 @@ const ChangeRequestSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     closedBy: Nullable(Type.String()),
+    editors: Type.Array(Type.String(), {
+      description: 'Everyone who edited the request after it was opened; like its author, none of them may approve it',
+    }),
     requiredApprovals: Type.Integer(),
     changes: Type.Array(
       Type.Object({
@@ -93,6 +96,7 @@ function viewOf(
     createdAt: microsToIso(r.createdAt),
     updatedAt: microsToIso(r.updatedAt),
     closedBy: r.closedBy,
+    editors: r.editors,
     requiredApprovals,
     changes: r.changes.map((c) => {
       const entry = entries.get(c.id);

@@ -143,9 +143,10 @@ describe.each(databaseKinds)('protected versions and change requests on %s', (ki
     expect(await entries()).toEqual(before);
     expect(await auditCount()).toBe(audits);
 
-    // Applications still start: a registration adds the keys they declare.
+    // Applications still start: a registration adds the keys they declare, without their defaults
+    // (values of a protected version change only through review; the SDK reads its default for null).
     await registerVersion(grpc, serviceId, '1.0.0', [{ key: 'Declared', value: 'default' }]);
-    expect((await entry('Declared'))?.rawValue).toBe('default');
+    expect((await entry('Declared'))?.rawValue).toBeNull();
   });
 
   it('goes open → approved by another → applied as one batch, audited with its approver', async () => {

@@ -166,7 +166,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   app.post(
     '/api/services/:serviceId/members',
     {
-      config: { policy: { service: 'manage' } },
+      config: { policy: { service: 'manage' }, changesAccess: true },
       schema: {
         tags,
         summary: 'Make a user (id or e-mail; a username with the Local provider) a member with a role',
@@ -191,7 +191,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   app.put(
     '/api/services/:serviceId/members/:userId',
     {
-      config: { policy: { service: 'manage' } },
+      config: { policy: { service: 'manage' }, changesAccess: true },
       schema: {
         tags,
         summary: "Change a member's role",
@@ -214,7 +214,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   app.delete(
     '/api/services/:serviceId/members/:userId',
     {
-      config: { policy: { service: 'manage' } },
+      config: { policy: { service: 'manage' }, changesAccess: true },
       schema: {
         tags,
         params: Type.Object({ serviceId: Uuid, userId: Type.String({ minLength: 1, maxLength: 320 }) }),

@@ -1,9 +1,12 @@
 import {
+  actorOfCaller,
   auditView,
   EntryWriter,
+  requireSignedIn,
   UniqueViolation,
   versionDeletionNotice,
   type Actor,
+  type Caller,
   type UnitOfWork,
   type VersionCaps,
   type VersionRecord,
@@ -126,11 +129,14 @@ export class VersionCommands {
     await writer.commit();
   }
 
-  async update(actor: Actor, serviceId: string, versionId: string, changes: VersionChanges): Promise<VersionRecord> {
+  async update(caller: Caller, serviceId: string, versionId: string, changes: VersionChanges): Promise<VersionRecord> {
+    const actor = actorOfCaller(caller);
     let versionLabel = changes.versionLabel;
     try {
       return await this.uow.write(async (ctx) => {
         const before = await requireVersion(ctx, serviceId, versionId);
+        // Protection is access: turning it off would let values change without review.
+        if (changes.protected !== undefined && changes.protected !== before.protected) requireSignedIn(caller);
         versionLabel ??= before.versionLabel;
         if (before.versionLabel !== versionLabel) await requireFreeLabel(ctx, serviceId, versionLabel);
         const now = this.clock.nowMicros();

@@ -127,7 +127,8 @@ export class VersionRegistration {
       nowMicros: now,
       ids: this.ids,
       caps: this.caps,
-      // An application must start whatever the version's protection: it only adds the keys it declares.
+      // An application must start whatever the version's protection: it only adds the keys it
+      // declares, without values on a protected version.
       protectedVersion: 'allow',
     });
     // Another registration of the label may have added them meanwhile: looked at again under the
@@ -139,7 +140,13 @@ export class VersionRegistration {
         return {
           key: d.key,
           name: d.name || d.key,
-          rawValue: carried && carried.valueType === d.valueType ? carried.rawValue : d.defaultValue,
+          // A protected version's values change only through an approved change request: a key an
+          // application adds there has no value, and the SDK reads its declared default for null.
+          rawValue: writer.versionProtected
+            ? null
+            : carried && carried.valueType === d.valueType
+              ? carried.rawValue
+              : d.defaultValue,
           valueType: d.valueType,
           enumDefinition: d.enumValues,
           description: d.description,

@@ -132,7 +132,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ commands: VersionCommand
           ? { ...(description !== undefined ? { description } : {}) }
           : { versionLabel, description: description ?? null };
       return versionOf(
-        await commands.update(actorOfCaller(callerOf(request)), request.params.serviceId, request.params.versionId, {
+        await commands.update(callerOf(request), request.params.serviceId, request.params.versionId, {
           ...changes,
           ...(isProtected !== undefined ? { protected: isProtected } : {}),
         }),

@@ -127,6 +127,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
   const params = Type.Object({ serviceId: Uuid });
   const oneParams = Type.Object({ serviceId: Uuid, webhookId: Uuid });
   const config = { policy: { service: 'manage' as const } };
+  // Creating a webhook or rotating its secret mints a signing secret: a signed-in session only.
+  const mintsSecret = { ...config, changesAccess: true };
 
   app.get(
     base,
@@ -145,7 +147,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
   app.post(
     base,
     {
-      config,
+      config: mintsSecret,
       schema: {
         tags,
         summary: 'Create a webhook; its signing secret is shown only in this answer',
@@ -214,7 +216,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: Webhooks }> = 
   app.post(
     `${base}/:webhookId/rotate-secret`,
     {
-      config,
+      config: mintsSecret,
       schema: {
         tags,
         summary: 'Give a webhook a new secret; for 24 hours deliveries carry signatures by both',

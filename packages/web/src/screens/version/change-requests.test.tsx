@@ -31,6 +31,7 @@ const request = (overrides: Partial<ChangeRequest>): ChangeRequest => ({
   createdAt: '2026-11-26T09:30:00.000000Z',
   updatedAt: '2026-11-26T09:30:00.000000Z',
   closedBy: null,
+  editors: [],
   requiredApprovals: 1,
   changes: [
     {
@@ -64,6 +65,11 @@ describe('the steps a change request offers', () => {
   it('lets another editor approve an open request, never its author', () => {
     expect(buttonsOf(request({}), person('olga'), editor)).toEqual(['Approve', 'Reject']);
     expect(buttonsOf(request({}), person('erin'), editor)).toEqual(['Reject', 'Edit', 'Withdraw']);
+  });
+
+  it('does not offer Approve to someone who edited the request', () => {
+    expect(buttonsOf(request({ editors: ['olga'] }), person('olga'), editor)).toEqual(['Reject']);
+    expect(buttonsOf(request({ editors: ['olga'] }), person('nina'), editor)).toEqual(['Approve', 'Reject']);
   });
 
   it('offers Apply once approved, and nothing twice to the same approver', () => {

@@ -106,6 +106,8 @@ export function ChangeRequestCard({
   const rebase = useRebaseChangeRequest(serviceId, versionId, request);
   const busy = step.isPending || rebase.isPending;
   const mine = isMe(me, request.author);
+  // Whoever wrote any of it (its author, anyone who edited it) may not approve it.
+  const editedByMe = request.editors.some((e) => isMe(me, e));
   const approvedByMe = request.approvals.some((a) => isMe(me, a.userId));
   const closed = request.status === 'applied' || request.status === 'rejected' || request.status === 'withdrawn';
   const [editing, setEditing] = useState(false);
@@ -143,6 +145,7 @@ export function ChangeRequestCard({
             </Group>
             <Text size="sm" c="dimmed">
               by {request.authorName ?? request.author}, <TimeText iso={request.createdAt} />
+              {request.editors.length > 0 && `, edited by ${request.editors.join(', ')}`}
               {' · '}
               {request.approvals.length} of {request.requiredApprovals}{' '}
               {request.requiredApprovals === 1 ? 'approval' : 'approvals'}
@@ -152,7 +155,12 @@ export function ChangeRequestCard({
           </Stack>
           {!closed && (
             <Group gap="xs">
-              {access.write && !mine && !approvedByMe && request.status === 'open' && button('approve', 'Approve')}
+              {access.write &&
+                !mine &&
+                !editedByMe &&
+                !approvedByMe &&
+                request.status === 'open' &&
+                button('approve', 'Approve')}
               {access.write && request.status === 'approved' && button('apply', 'Apply')}
               {access.write && button('reject', 'Reject', 'red')}
               {request.status === 'stale' && (mine || access.manage) && entriesLive && !hasSecret && (
@@ -176,9 +184,11 @@ export function ChangeRequestCard({
         </Group>
         {request.description && <Text style={{ whiteSpace: 'pre-wrap' }}>{request.description}</Text>}
         <Text size="sm">{STATUS_WORDS[request.status]}</Text>
-        {!closed && mine && request.status === 'open' && (
+        {!closed && (mine || editedByMe) && request.status === 'open' && (
           <Text size="sm" c="dimmed">
-            Another editor or owner approves it; you cannot approve your own request.
+            {mine
+              ? 'Another editor or owner approves it; you cannot approve your own request.'
+              : 'You edited this request, so another editor or owner approves it.'}
           </Text>
         )}
         {step.isError && <ProblemAlert error={step.error} />}

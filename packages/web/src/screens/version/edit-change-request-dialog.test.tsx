@@ -39,6 +39,7 @@ const request: ChangeRequest = {
   createdAt: '2026-11-26T09:30:00.000000Z',
   updatedAt: '2026-11-26T09:30:00.000000Z',
   closedBy: null,
+  editors: [],
   requiredApprovals: 1,
   changes: [
     { id: 'e1', key: 'Payments:Retries', rawValue: '5', generation: 3, currentValue: '3', currentGeneration: 3 },

@@ -81,7 +81,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
   app.post(
     '/api/services/:serviceId/apikeys',
     {
-      config: { policy: { service: 'manage' } },
+      config: { policy: { service: 'manage' }, changesAccess: true },
       schema: {
         tags,
         summary: 'Create an API key of the service; the key is shown only in this answer',
@@ -114,7 +114,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeys }> = asy
   app.delete(
     '/api/services/:serviceId/apikeys/:keyId',
     {
-      config: { policy: { service: 'manage' } },
+      config: { policy: { service: 'manage' }, changesAccess: true },
       schema: {
         tags,
         summary: 'Revoke an API key: calls using it are refused from now on',

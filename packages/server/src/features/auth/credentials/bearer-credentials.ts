@@ -42,7 +42,7 @@ export function createBearerCredentials(deps: {
       if (token.startsWith(PERSONAL_TOKEN_PREFIX)) {
         const identity = await deps.tokens.authenticate(token);
         return identity
-          ? { caller: { kind: 'user', identity }, via: 'token' }
+          ? { caller: { kind: 'user', identity, via: 'personalToken' }, via: 'token' }
           : { refused: 'The personal access token is not valid, has expired or has been revoked.' };
       }
       const identity = deps.verifyBearer ? await deps.verifyBearer(token) : null;

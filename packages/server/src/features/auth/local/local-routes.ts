@@ -105,7 +105,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
   app.put(
     '/api/users/me/password',
     {
-      config: { policy: 'user' },
+      config: { policy: 'user', changesAccess: true },
       schema: {
         tags,
         summary: 'Change your own password',
@@ -150,7 +150,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
   app.post(
     '/api/users',
     {
-      config: { policy: 'canAll' },
+      config: { policy: 'canAll', changesAccess: true },
       schema: {
         tags,
         body: Type.Object({ username: Username, password: Password, role: Role }),
@@ -163,7 +163,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
   app.put(
     '/api/users/:username',
     {
-      config: { policy: 'canAll' },
+      config: { policy: 'canAll', changesAccess: true },
       schema: {
         tags,
         params,
@@ -184,7 +184,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
   app.delete(
     '/api/users/:username',
     {
-      config: { policy: 'canAll' },
+      config: { policy: 'canAll', changesAccess: true },
       schema: { tags, params, response: { 204: Type.Null(), ...problems(400, 401, 403, 404, 409) } },
     },
     async (request, reply) => {

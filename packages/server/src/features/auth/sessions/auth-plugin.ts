@@ -2,7 +2,13 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Caller, Identity, PolicyName, ServiceAction } from '../../../core/index.js';
+import {
+  requireSignedIn,
+  type Caller,
+  type Identity,
+  type PolicyName,
+  type ServiceAction,
+} from '../../../core/index.js';
 import { AppError } from '../../../platform/errors.js';
 import { isUuid } from '../../../platform/ids.js';
 import { isCrossOrigin } from '../../../platform/http/same-origin.js';
@@ -42,6 +48,11 @@ declare module 'fastify' {
     policy?: RoutePolicy;
     /** The route takes posts from other sites by design (an identity provider's SAML form post). */
     crossOrigin?: boolean;
+    /**
+     * The route changes credentials or access: only a person signed in with a session or the
+     * provider's token may call it, never a personal access token or an API key (core's requireSignedIn).
+     */
+    changesAccess?: boolean;
   }
 }
 
@@ -153,6 +164,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
       request.identity = caller.identity;
       refuseWhileDefaultPassword(request, caller.identity);
     }
+    if (request.routeOptions.config.changesAccess) requireSignedIn(caller);
     if (policy === 'authenticated') return;
     if (typeof policy === 'object') {
       // A malformed id is left to validation (400); a well-formed one is checked before the body is read.

@@ -1,6 +1,7 @@
 import {
   auditView,
   type Actor,
+  type CurrentIdentities,
   type Identity,
   type PersonalTokenRecord,
   type UnitOfWork,
@@ -9,7 +10,6 @@ import { hashOfSecret, issueSecret } from '../../../platform/bearer-secret.js';
 import type { Clock } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import type { IdGenerator } from '../../../platform/ids.js';
-import { policiesFor, type ClaimSettings } from '../identity/identity.js';
 
 /** Every personal access token starts with this, told apart at a glance from API keys (`rck_`) and Jwts. */
 export const PERSONAL_TOKEN_PREFIX = 'rcp_';
@@ -36,7 +36,8 @@ const viewOf = (t: PersonalTokenRecord): PersonalTokenView => ({
 export interface PersonalTokenSettings {
   /** Authentication:Tokens:MaxLifetimeDays: the longest a token lives, and the lifetime of one without expiry. */
   readonly maxLifetimeDays: number;
-  readonly claims: ClaimSettings;
+  /** Who the maker of a token is now: the roles it acts with. */
+  readonly identities: CurrentIdentities;
 }
 
 /**
@@ -85,15 +86,19 @@ export class PersonalTokens {
     });
   }
 
-  async list(identity: Identity): Promise<PersonalTokenView[]> {
-    return (await this.uow.read.tokens.listOf(identity.id)).map(viewOf);
+  /** The tokens of a user (the caller's own, or anyone's for canAll: the route decides), newest first. */
+  async list(userId: string): Promise<PersonalTokenView[]> {
+    return (await this.uow.read.tokens.listOf(userId)).map(viewOf);
   }
 
-  /** Revokes one of the caller's tokens (another user's answers 404); revoking it again changes nothing. */
-  revoke(identity: Identity, id: string): Promise<void> {
+  /**
+   * Revokes a token of `owner` (a token of anyone else answers 404): the caller's own, or, for
+   * canAll, any user's; revoking it again changes nothing. Audited as the caller's act.
+   */
+  revoke(identity: Identity, owner: string, id: string): Promise<void> {
     return this.uow.write(async (ctx) => {
       const token = await ctx.tokens.get(id);
-      if (!token || token.userId !== identity.id) throw AppError.notFound(`Token ${id} was not found.`);
+      if (!token || token.userId !== owner) throw AppError.notFound(`Token ${id} was not found.`);
       if (await ctx.tokens.revoke(id, this.clock.nowMicros())) {
         await ctx.audit.append(this.auditRecord(identity, token, 'Deleted'));
       }
@@ -113,22 +118,12 @@ export class PersonalTokens {
     return identity;
   }
 
-  private async identityOf(token: PersonalTokenRecord): Promise<Identity | null> {
-    let roles = token.identity.roles;
-    if (token.provider === 'local') {
-      // A Local user acts with their current role; a user deleted since has no tokens left.
-      const user = await this.uow.read.users.get(token.userId);
-      if (!user) return null;
-      roles = [user.role];
-    }
-    return {
+  private identityOf(token: PersonalTokenRecord): Promise<Identity | null> {
+    return this.settings.identities.identityOf(this.uow.read.users, {
       id: token.userId,
-      email: token.identity.email,
-      name: token.identity.name,
       provider: token.provider,
-      roles,
-      policies: policiesFor(roles, this.settings.claims.authorization),
-    };
+      ...token.identity,
+    });
   }
 
   private auditRecord(identity: Identity, token: PersonalTokenRecord, action: 'Created' | 'Deleted') {

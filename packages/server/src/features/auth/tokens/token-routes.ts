@@ -3,9 +3,8 @@ import { Type } from 'typebox';
 import { isoToMicros, microsToIso } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../../platform/http/schemas.js';
-import { bearerTokenOf } from '../credentials/bearer-credentials.js';
 import { identityOf } from '../sessions/auth-plugin.js';
-import { PERSONAL_TOKEN_PREFIX, type PersonalTokens, type PersonalTokenView } from './personal-tokens.js';
+import type { PersonalTokens, PersonalTokenView } from './personal-tokens.js';
 
 const tokenFields = {
   id: Uuid,
@@ -48,11 +47,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: PersonalTokens; ma
   app.post(
     '/api/auth/tokens',
     {
-      config: { policy: 'user' },
+      config: { policy: 'user', changesAccess: true },
       schema: {
         tags,
         summary: 'Create a personal access token; the token is shown only in this answer',
-        description: `The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as \`Authorization: Bearer rcp_…\`. \`expiresAt\` null means the longest lifetime, ${maxLifetimeDays} days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it. A call made with a personal access token cannot make tokens (403).`,
+        description: `The token acts as you (your current role with the Local provider, the roles of this sign-in with the others) on every REST route and gRPC call, sent as \`Authorization: Bearer rcp_…\`. \`expiresAt\` null means the longest lifetime, ${maxLifetimeDays} days (Authentication:Tokens:MaxLifetimeDays); a later time is shortened to it. A personal access token or an API key cannot make tokens (403): that needs a signed-in session.`,
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200, examples: ['deploy pipeline'] }),
           expiresAt: Type.Optional(Nullable(Timestamp)),
@@ -61,10 +60,6 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: PersonalTokens; ma
       },
     },
     async (request, reply) => {
-      // A token that could make tokens would let a leaked one outlive its revocation.
-      if (bearerTokenOf(request.headers.authorization)?.startsWith(PERSONAL_TOKEN_PREFIX)) {
-        throw AppError.forbidden('A personal access token cannot make tokens: sign in to make one.');
-      }
       const { name, expiresAt } = request.body;
       const at = expiresAt === undefined || expiresAt === null ? null : isoToMicros(expiresAt);
       if (at === undefined)
@@ -85,13 +80,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: PersonalTokens; ma
         response: { 200: Type.Array(tokenRef), ...problems(401, 403) },
       },
     },
-    async (request) => (await tokens.list(identityOf(request))).map(tokenOf),
+    async (request) => (await tokens.list(identityOf(request).id)).map(tokenOf),
   );
 
   app.delete(
     '/api/auth/tokens/:tokenId',
     {
-      config: { policy: 'user' },
+      config: { policy: 'user', changesAccess: true },
       schema: {
         tags,
         summary: 'Revoke one of your tokens: calls with it, open streams included, are refused from now on',
@@ -100,7 +95,42 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: PersonalTokens; ma
       },
     },
     async (request, reply) => {
-      await tokens.revoke(identityOf(request), request.params.tokenId);
+      const identity = identityOf(request);
+      await tokens.revoke(identity, identity.id, request.params.tokenId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // An admin ends a leaked token of anyone's, whatever the provider (the user id is the path's).
+  const userParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 320 }) });
+  app.get(
+    '/api/users/:username/tokens',
+    {
+      config: { policy: 'canAll' },
+      schema: {
+        tags,
+        summary: "List a user's personal access tokens (admins; every provider, the user's id in the path)",
+        params: userParams,
+        response: { 200: Type.Array(tokenRef), ...problems(400, 401, 403) },
+      },
+    },
+    async (request) => (await tokens.list(request.params.username)).map(tokenOf),
+  );
+
+  app.delete(
+    '/api/users/:username/tokens/:tokenId',
+    {
+      config: { policy: 'canAll', changesAccess: true },
+      schema: {
+        tags,
+        summary:
+          "Revoke a user's personal access token (admins): calls with it, open streams included, are refused from now on",
+        params: Type.Object({ ...userParams.properties, tokenId: Uuid }),
+        response: { 204: Type.Null(), ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await tokens.revoke(identityOf(request), request.params.username, request.params.tokenId);
       return reply.code(204).send(null);
     },
   );
