@@ -23,6 +23,15 @@ const schema = defineConfig({
   }),
 });
 
+/** The same keys with no `secret: true`: an application whose schema does not know they are secret. */
+const undeclared = defineConfig({
+  Payments: group({
+    Url: string({ default: 'https://pay.example' }),
+    ApiKey: string({ default: 'not-set' }),
+    Retries: number({ default: 3 }),
+  }),
+});
+
 const folders: string[] = [];
 function cacheFileIn(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'rc-secret-cache-'));
@@ -138,6 +147,64 @@ describe.each(databaseKinds)('secret settings on %s', (kind) => {
       expect(otherKey.values.Payments).toMatchObject({ ApiKey: 'not-set', Retries: 3 });
     } finally {
       await otherKey.close();
+    }
+  });
+
+  it('keeps a key the server marks secret out of the cache file even when the schema does not declare it secret', async () => {
+    const cacheFile = cacheFileIn();
+    const logger = recordingLogger();
+    const options = { serviceId, version: '1.0.0', schema: undeclared, cacheFile };
+    const live = await connect({ ...options, url: fixture.url, apiKey: secretsKey, logger });
+    const ROTATED = `sk_live_${randomUUID()}`;
+    try {
+      await until(() => live.values.Payments.ApiKey === SECRET, 'the secret from the snapshot');
+      // A change event carries is_secret too.
+      await setValues(fixture.admin, serviceId, live.versionId, { 'Payments:ApiKey': ROTATED });
+      await until(() => live.values.Payments.ApiKey === ROTATED, 'the secret from the stream');
+    } finally {
+      await live.close();
+    }
+    const text = readFileSync(cacheFile, 'utf8');
+    for (const value of [SECRET, ROTATED]) expect(text).not.toContain(value);
+    expect(JSON.parse(text).entries.map((e: { key: string }) => e.key)).toEqual(['Payments:Url']);
+    expect(logger.messages.warn.filter((m) => m.includes('secret values are left out'))).toHaveLength(1);
+
+    const offline = await connect({
+      ...options,
+      url: `http://127.0.0.1:${await findFreePort()}`,
+      startupTimeout: 200,
+      logger: recordingLogger(),
+    });
+    try {
+      expect(offline.status).toBe('offline');
+      expect(offline.values.Payments).toMatchObject({ Url: 'https://pay2.example', ApiKey: 'not-set', Retries: 3 });
+    } finally {
+      await offline.close();
+    }
+
+    // With cacheKey the server's secrets are kept, encrypted, and read back offline.
+    const cacheKey = randomBytes(32).toString('base64');
+    const keyed = await connect({ ...options, cacheKey, url: fixture.url, apiKey: secretsKey });
+    await until(() => keyed.values.Payments.ApiKey === ROTATED, 'the secret');
+    await keyed.close();
+    const sealed = readFileSync(cacheFile, 'utf8');
+    expect(sealed).not.toContain(ROTATED);
+    expect(
+      JSON.parse(sealed)
+        .entries.filter((e: { sealed?: string }) => e.sealed)
+        .map((e: { key: string }) => e.key),
+    ).toEqual(['Payments:ApiKey', 'Payments:Retries']);
+    const reopened = await connect({
+      ...options,
+      cacheKey,
+      url: `http://127.0.0.1:${await findFreePort()}`,
+      startupTimeout: 200,
+      logger: recordingLogger(),
+    });
+    try {
+      expect(reopened.values.Payments).toMatchObject({ ApiKey: ROTATED, Retries: 7 });
+    } finally {
+      await reopened.close();
     }
   });
 

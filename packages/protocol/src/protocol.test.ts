@@ -84,6 +84,7 @@ describe('field numbers and types (docs/grpc.md, Messages)', () => {
         ['generation', 3, 'int32'],
         ['timestamp', 4, 'google.protobuf.Timestamp'],
         ['type', 5, 'konfigo.client.ValueType'],
+        ['is_secret', 6, 'bool'],
       ],
     ],
     [
@@ -140,6 +141,7 @@ describe('field numbers and types (docs/grpc.md, Messages)', () => {
         ['generation', 3, 'int32'],
         ['timestamp', 4, 'google.protobuf.Timestamp'],
         ['type', 5, 'konfigo.client.ValueType'],
+        ['is_secret', 6, 'bool'],
       ],
     ],
   ];
@@ -198,6 +200,7 @@ describe('wire encoding', () => {
       generation: 3,
       timestamp: { seconds: 1n, nanos: 1000 },
       type: ValueType.JSON,
+      isSecret: true,
     });
     // prettier-ignore
     expect(Array.from(toBinary(GetConfigResponse_ConfigEntrySchema, entry))).toEqual([
@@ -206,10 +209,11 @@ describe('wire encoding', () => {
       0x18, 0x03,                               // 3: generation 3
       0x22, 0x05, 0x08, 0x01, 0x10, 0xe8, 0x07, // 4: timestamp {seconds 1, nanos 1000}
       0x28, 0x08,                               // 5: type VALUE_TYPE_JSON
+      0x30, 0x01,                               // 6: is_secret true
     ]);
   });
 
-  it('SubscriptionEvent: events = 1, ConfigEvent fields 1..5 on the wire', () => {
+  it('SubscriptionEvent: events = 1, ConfigEvent fields 1..6 on the wire', () => {
     const msg = create(SubscriptionEventSchema, {
       events: [
         {
@@ -218,6 +222,7 @@ describe('wire encoding', () => {
           generation: 7,
           timestamp: timestampFromMicros(US),
           type: ValueType.NUMBER,
+          isSecret: true,
         },
         { key: 'Gone', generation: 2, timestamp: timestampFromMicros(US + 1) }, // deleted: no value
       ],
@@ -234,6 +239,7 @@ describe('wire encoding', () => {
       [3, 0],
       [4, 2],
       [5, 0],
+      [6, 0],
     ]);
     expect(utf8(first[0]!.bytes)).toBe('Db:Timeout');
     expect(readFields(first[1]!.bytes!)).toEqual([{ field: 1, wireType: 2, bytes: encodeUtf8('30') }]);
@@ -243,7 +249,8 @@ describe('wire encoding', () => {
       [2, 123456000n],
     ]);
     expect(first[4]!.varint).toBe(6n);
-    // A deleted key has no field 2 at all (null StringValue); type 0 is not emitted.
+    expect(first[5]!.varint).toBe(1n);
+    // A deleted key has no field 2 at all (null StringValue); type 0 and is_secret false are not emitted.
     expect(readFields(top[1]!.bytes!).map((f) => f.field)).toEqual([1, 3, 4]);
   });
 

@@ -21,8 +21,9 @@ export interface CachedSnapshot {
 }
 
 /**
- * The entries as the cache file may hold them: the values of secret keys encrypted with the cache
- * key (AES-256-GCM, a random nonce each, the key name as associated data), or left out without one.
+ * The entries as the cache file may hold them: the values of secret keys (declared `secret: true`
+ * by the schema, or marked secret by the server, whichever says so) encrypted with the cache key
+ * (AES-256-GCM, a random nonce each, the key name as associated data), or left out without one.
  */
 export function protectSecrets(
   entries: readonly RemoteEntry[],
@@ -31,7 +32,7 @@ export function protectSecrets(
 ): { entries: CachedEntry[]; leftOut: number } {
   let leftOut = 0;
   const kept = entries.flatMap((e): CachedEntry[] => {
-    if (!secretKeys.has(e.key) || e.value === null) return [e];
+    if (!(secretKeys.has(e.key) || e.secret === true) || e.value === null) return [e];
     if (!cacheKey) {
       leftOut++;
       return [];
@@ -41,7 +42,7 @@ export function protectSecrets(
     cipher.setAAD(Buffer.from(e.key, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(e.value, 'utf8'), cipher.final()]);
     const sealed = [nonce, ciphertext, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
-    return [{ key: e.key, value: null, timestamp: e.timestamp, sealed }];
+    return [{ key: e.key, value: null, timestamp: e.timestamp, secret: true, sealed }];
   });
   return { entries: kept, leftOut };
 }
@@ -49,7 +50,9 @@ export function protectSecrets(
 /** The cached entries with their secrets decrypted; one that cannot be (no or another key) is left out. */
 export function openSecrets(entries: readonly CachedEntry[], cacheKey: Buffer | undefined): RemoteEntry[] {
   return entries.flatMap((e): RemoteEntry[] => {
-    if (e.sealed === undefined) return [{ key: e.key, value: e.value, timestamp: e.timestamp }];
+    if (e.sealed === undefined) {
+      return [{ key: e.key, value: e.value, timestamp: e.timestamp, ...(e.secret === true ? { secret: true } : {}) }];
+    }
     if (!cacheKey) return [];
     try {
       const [nonce, ciphertext, tag] = e.sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
@@ -57,7 +60,7 @@ export function openSecrets(entries: readonly CachedEntry[], cacheKey: Buffer | 
       decipher.setAAD(Buffer.from(e.key, 'utf8'));
       decipher.setAuthTag(tag as Buffer);
       const value = Buffer.concat([decipher.update(ciphertext as Buffer), decipher.final()]).toString('utf8');
-      return [{ key: e.key, value, timestamp: e.timestamp }];
+      return [{ key: e.key, value, timestamp: e.timestamp, secret: true }];
     } catch {
       return [];
     }

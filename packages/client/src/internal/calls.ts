@@ -37,6 +37,8 @@ export function remoteEntryOf(entry: WireEntry): RemoteEntry {
     key: entry.key,
     value: entry.value ?? null,
     timestamp: entry.timestamp ? microsFromTimestamp(entry.timestamp) : 0,
+    // A server that does not send is_secret leaves it false: the schema's `secret: true` still holds.
+    ...(entry.isSecret ? { secret: true as const } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ export interface RemoteEntry {
   readonly value: string | null;
   /** Microseconds since the epoch. */
   readonly timestamp: number;
+  /** The server marks the entry secret (`is_secret`): never on disk in plaintext, whatever the schema says. */
+  readonly secret?: true;
 }
 
 /** One changed key, with typed values. */
@@ -38,7 +40,7 @@ interface Current {
  */
 export class ConfigState {
   readonly plan: SchemaPlan;
-  private readonly remote = new Map<string, { value: string | null; timestamp: number }>();
+  private readonly remote = new Map<string, { value: string | null; timestamp: number; secret: boolean }>();
   private readonly current = new Map<string, Current>();
   private tree: Readonly<Record<string, unknown>>;
   /** The newest timestamp seen (µs); undefined when nothing was seen yet. */
@@ -56,7 +58,12 @@ export class ConfigState {
 
   /** The raw entries of the declared keys and the last timestamp, for the cache file. */
   get entries(): RemoteEntry[] {
-    return [...this.remote].map(([key, { value, timestamp }]) => ({ key, value, timestamp }));
+    return [...this.remote].map(([key, { value, timestamp, secret }]) => ({
+      key,
+      value,
+      timestamp,
+      ...(secret ? { secret: true as const } : {}),
+    }));
   }
 
   /**
@@ -68,7 +75,7 @@ export class ConfigState {
     let newest = lastTimestamp;
     for (const e of entries) {
       if (newest === undefined || e.timestamp > newest) newest = e.timestamp;
-      if (this.plan.byKey.has(e.key)) this.remote.set(e.key, { value: e.value, timestamp: e.timestamp });
+      if (this.plan.byKey.has(e.key)) this.remote.set(e.key, remoteOf(e));
     }
     this.lastTimestamp = newest;
     const missing = this.plan.settings.filter((s) => !this.remote.has(s.key)).map((s) => s.key);
@@ -83,7 +90,7 @@ export class ConfigState {
       const planned = this.plan.byKey.get(e.key);
       const known = this.remote.get(e.key);
       if (!planned || (known && known.timestamp >= e.timestamp)) continue; // not ours, or already applied
-      this.remote.set(e.key, { value: e.value, timestamp: e.timestamp });
+      this.remote.set(e.key, remoteOf(e));
       touched.delete(e.key); // keep the order of the last change of each key
       touched.set(e.key, planned);
     }
@@ -116,6 +123,8 @@ export class ConfigState {
     return { changes, problems };
   }
 }
+
+const remoteOf = (e: RemoteEntry) => ({ value: e.value, timestamp: e.timestamp, secret: e.secret === true });
 
 function invalidValue(planned: PlannedSetting, raw: string, kept: unknown, error: unknown): ConfigError {
   const reason = error instanceof Error ? error.message : String(error);

@@ -3,15 +3,30 @@ import type { EntryRecord } from './entries.js';
 import { redactedValue, type SecretCipher } from './secrets.js';
 
 /**
- * An entry as every answer shows it (REST, webhook payloads): a secret's value is never in it, only
- * `redacted: true` and the value's fingerprint (null when it has none or cannot be read).
+ * Which sides of an entry's change hold a secret's value, and so are stored sealed and shown
+ * redacted: a side whose entry is secret, and the side before a change that turns the entry secret
+ * (from then on that value is a secret's earlier one). The side after a change that turns a secret
+ * into an ordinary entry is the value every answer shows from then on.
  */
-export function entryAnswer(e: EntryRecord, cipher: SecretCipher) {
+export function secretSides(
+  before: { readonly isSecret: boolean } | null,
+  after: { readonly isSecret: boolean } | null,
+): { readonly before: boolean; readonly after: boolean } {
+  return { before: before?.isSecret === true || after?.isSecret === true, after: after?.isSecret === true };
+}
+
+/**
+ * An entry as every answer shows it (REST, webhook payloads): a secret's value is never in it, only
+ * `redacted: true` and the value's fingerprint (null when it has none or cannot be read). `redact`
+ * hides the value of an entry that is not secret too (the side before a change that made it secret).
+ */
+export function entryAnswer(e: EntryRecord, cipher: SecretCipher, options: { redact?: boolean } = {}) {
+  const hidden = e.isSecret || options.redact === true;
   return {
     id: e.id,
     key: e.key,
     name: e.name,
-    rawValue: e.isSecret ? null : e.rawValue,
+    rawValue: hidden ? null : e.rawValue,
     valueType: e.valueType,
     enumDefinition: e.enumDefinition,
     description: e.description,
@@ -22,7 +37,7 @@ export function entryAnswer(e: EntryRecord, cipher: SecretCipher) {
     updatedAt: microsToIso(e.updatedAt),
     isSecret: e.isSecret,
     hasValue: e.rawValue !== null || e.unreadable === true,
-    ...(e.isSecret
+    ...(hidden
       ? { redacted: true as const, fingerprint: redactedValue(cipher, e.rawValue, e.unreadable).fingerprint }
       : {}),
     ...(e.unreadable ? { unreadable: true as const } : {}),
@@ -30,6 +45,27 @@ export function entryAnswer(e: EntryRecord, cipher: SecretCipher) {
 }
 
 export type EntryAnswer = ReturnType<typeof entryAnswer>;
+
+/**
+ * One value as the answers that list values show it (`value`: history, compare, restore and import
+ * plans): a secret's is null, with `redacted: true` and its fingerprint. A value the caller sent
+ * (`sent`: the next value of an import from a file) gets no fingerprint: comparing it with the
+ * stored value's would tell whether a guess is right.
+ */
+export function valueAnswer(
+  cipher: SecretCipher,
+  side: { readonly rawValue: string | null; readonly isSecret: boolean; readonly unreadable?: boolean },
+  options: { sent?: boolean } = {},
+) {
+  if (!side.isSecret) return { value: side.rawValue };
+  const { fingerprint } = redactedValue(cipher, side.rawValue, side.unreadable);
+  return {
+    value: null,
+    isSecret: true as const,
+    redacted: true as const,
+    ...(options.sent === true ? {} : { fingerprint }),
+  };
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

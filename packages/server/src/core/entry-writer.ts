@@ -3,6 +3,7 @@ import type { IdGenerator } from '../platform/ids.js';
 import { slices } from '../platform/slices.js';
 import type { AuditAction, AuditChanges, AuditRecord } from './audit.js';
 import { auditView } from './audit-view.js';
+import { secretSides } from './entry-answer.js';
 import { entryChangeOf, type EntryChange } from './changes.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
 import type { Actor } from './identity.js';
@@ -56,22 +57,23 @@ export interface EntryWriterOptions {
  * was created, a deletion what was deleted, a metadata update both sides.
  */
 function auditChanges(action: EntryAction, before: EntryRecord | null, after: EntryRecord | null) {
-  // A secret's values are sealed in the audit log (the audit store seals what says isSecret): a
-  // change that makes an entry secret, or no longer secret, keeps both sides sealed.
-  const secret = before?.isSecret === true || after?.isSecret === true;
-  const view = (e: EntryRecord | null) => e && { ...auditView(e), ...(secret ? { isSecret: true } : {}) };
+  // A secret's values are sealed in the audit log (the audit store seals what says isSecret), side
+  // by side as `secretSides` says: history and restores read from each value whether it was secret.
+  const secret = secretSides(before, after);
+  const marked = (sealed: boolean) => (sealed ? { isSecret: true } : {});
+  const view = (e: EntryRecord | null, sealed: boolean) => e && { ...auditView(e), ...marked(sealed) };
   switch (action) {
     case 'ValueSet': {
-      const valueOf = (e: EntryRecord | null) =>
-        e && { key: e.key, rawValue: e.rawValue, generation: e.generation, ...(secret ? { isSecret: true } : {}) };
-      return { before: valueOf(before), after: valueOf(after) };
+      const valueOf = (e: EntryRecord | null, sealed: boolean) =>
+        e && { key: e.key, rawValue: e.rawValue, generation: e.generation, ...marked(sealed) };
+      return { before: valueOf(before, secret.before), after: valueOf(after, secret.after) };
     }
     case 'Created':
-      return { after: view(after) };
+      return { after: view(after, secret.after) };
     case 'Deleted':
-      return { before: view(before) };
+      return { before: view(before, secret.before) };
     default:
-      return { before: view(before), after: view(after) };
+      return { before: view(before, secret.before), after: view(after, secret.after) };
   }
 }
 

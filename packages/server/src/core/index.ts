@@ -40,7 +40,7 @@ export {
   type EntryChange,
 } from './changes.js';
 export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
-export { entryAnswer, redactSecrets, type EntryAnswer } from './entry-answer.js';
+export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
 export {
   actorOf,

@@ -113,7 +113,7 @@ export function redactedValue(cipher: SecretCipher, plain: string | null, unread
 export interface SecretStore {
   /**
    * Seals every stored copy of an entry's earlier values (its audit records, change requests naming
-   * it, the change log) once it has turned secret.
+   * it, the change log) once it has turned secret, and redacts them in its webhook deliveries.
    */
   sealHistoryOf(entry: { readonly id: string; readonly versionId: string; readonly key: string }): Promise<void>;
   /**

@@ -80,15 +80,18 @@ export async function requireWithinVersionCaps(
         .then((now) => now && { ...now, entries: now.entries + change.entries, bytes: now.bytes + change.bytes })
     : await stores.versions.resize(versionId, change);
   if (!size) throw AppError.notFound(`Version ${versionId} was not found.`);
-  const refuse = (what: string, limit: number, key: string): AppError =>
-    new AppError(
-      'VERSION_FULL',
-      `Version ${size.versionLabel} would hold ${what}; the limit is ${count(limit)} (${key}).`,
-    );
   if (change.entries > 0 && size.entries > caps.maxEntries) {
-    throw refuse(`${count(size.entries)} entries`, caps.maxEntries, 'Versions:MaxEntries');
+    throw new AppError(
+      'VERSION_FULL',
+      `Version ${size.versionLabel} would hold ${count(size.entries)} entries; the limit is ${count(caps.maxEntries)} (Versions:MaxEntries).`,
+    );
   }
+  // The byte size is not told: it counts secrets' values, so it would tell their lengths (and a dry
+  // run's answer whether a guess has the right length).
   if (change.bytes > 0 && size.bytes > caps.maxBytes) {
-    throw refuse(`${count(size.bytes)} bytes`, caps.maxBytes, 'Versions:MaxBytes');
+    throw new AppError(
+      'VERSION_FULL',
+      `Version ${size.versionLabel} would grow past its limit of ${count(caps.maxBytes)} bytes (Versions:MaxBytes).`,
+    );
   }
 }

@@ -2427,7 +2427,7 @@ export interface paths {
     put?: never;
     /**
      * Restore values to what they were at a point in time (dry run first)
-     * @description Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Editors may restore values; creating and deleting entries needs an owner.
+     * @description Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. A value an entry had while secret is never restored into it once it is no longer secret (400); for a caller without canReveal a secret is a change whatever its value. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Editors may restore values; creating and deleting entries needs an owner.
      */
     post: {
       parameters: {
@@ -2828,7 +2828,7 @@ export interface paths {
     put?: never;
     /**
      * Import a file, or the values of another version (dry run first)
-     * @description The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service); every refused key and value is named in one answer. `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported` (a file) or `Promoted` (the values of another version). The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.
+     * @description The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written; for a caller without canReveal a secret given a value is always a change, and its value shows no fingerprint); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service); every refused key and value is named in one answer. `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported` (a file) or `Promoted` (the values of another version). The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.
      */
     post: {
       parameters: {

@@ -1,4 +1,4 @@
-import type { SecretCipher } from '../../core/index.js';
+import { redactedValue, type SecretCipher } from '../../core/index.js';
 import { openedValue } from './entry-store.js';
 
 /**
@@ -44,4 +44,22 @@ export function rewrapSecrets(text: string, cipher: SecretCipher): { text: strin
     return { ...o, sealedValue: rewrapped };
   });
   return count === 0 ? null : { text: JSON.stringify(value), count };
+}
+
+/**
+ * A webhook delivery body with the values of one entry redacted, as a delivery of a secret shows them
+ * (`rawValue` null, `redacted`, `fingerprint`): for an entry that has turned secret. Delivery bodies
+ * hold no sealed values (they are sent as they are); null when nothing changed.
+ */
+export function redactDeliveredEntry(payload: string, entryId: string, cipher: SecretCipher): string | null {
+  let changed = false;
+  const redacted = (side: unknown): unknown => {
+    if (!isObject(side) || side.redacted === true || !('rawValue' in side)) return side;
+    changed = true;
+    return { ...side, ...redactedValue(cipher, typeof side.rawValue === 'string' ? side.rawValue : null) };
+  };
+  const value = mapObjects(JSON.parse(payload), (o) =>
+    o.entryId === entryId ? { ...o, before: redacted(o.before), after: redacted(o.after) } : o,
+  );
+  return changed ? JSON.stringify(value) : null;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { FINGERPRINT_KEY_SETTING, UnreadableSecret, type SecretCipher, type SecretStore } from '../../core/index.js';
 import type { DatabaseSchema } from '../schema.js';
-import { rewrapSecrets, sealSecrets } from './sealed-json.js';
+import { redactDeliveredEntry, rewrapSecrets, sealSecrets } from './sealed-json.js';
 import { sealSigningSecrets } from './webhook-secrets.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -79,6 +79,17 @@ export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCiph
         const changes = JSON.stringify(sealSecrets(marked, cipher));
         if (changes !== row.changes) {
           await db.updateTable('change_requests').set({ changes }).where('id', '=', row.id).execute();
+        }
+      }
+      const deliveries = await db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'payload'])
+        .where('payload', 'like', `%${entry.id}%`)
+        .execute();
+      for (const row of deliveries) {
+        const payload = redactDeliveredEntry(row.payload, entry.id, cipher);
+        if (payload !== null) {
+          await db.updateTable('webhook_deliveries').set({ payload }).where('id', '=', row.id).execute();
         }
       }
       const notices = await db

@@ -2,6 +2,7 @@ import { checkKey, checkValue } from '../../protocol.js';
 import {
   actorOfCaller,
   EntryWriter,
+  mayReveal,
   requireServiceAccess,
   requireWithinVersionCaps,
   sizeChange,
@@ -22,7 +23,15 @@ import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
 export type PlannedChange =
-  | { readonly kind: 'set'; readonly key: string; readonly rawValue: string | null }
+  | {
+      readonly kind: 'set';
+      readonly key: string;
+      readonly rawValue: string | null;
+      /** The planner found the value equal to the entry's: it stays a change only for a caller who may not compare (`settle`). */
+      readonly same?: boolean;
+      /** The value was a secret's where it comes from (the past of a restore, the source of a promotion). */
+      readonly secretValue?: boolean;
+    }
   | { readonly kind: 'create'; readonly entry: NewEntry }
   | { readonly kind: 'delete'; readonly key: string }
   /** The key exists with another value type: it is deleted and created again. */
@@ -32,6 +41,11 @@ export interface Plan {
   readonly changes: readonly PlannedChange[];
   /** Keys the plan looked at; their generations make its `basedOn` token. */
   readonly considered: readonly string[];
+  /**
+   * The next values are the caller's own (a file): a secret's shows no fingerprint, which would
+   * tell whether a guessed value is the stored one.
+   */
+  readonly sentValues?: boolean;
 }
 
 /** Builds a plan from the version's state, inside the transaction that applies it (or a consistent read). */
@@ -49,7 +63,13 @@ export interface PlanItem {
     readonly isSecret: boolean;
     readonly unreadable?: boolean;
   } | null;
-  readonly next: { readonly rawValue: string | null; readonly valueType: number; readonly isSecret: boolean } | null;
+  readonly next: {
+    readonly rawValue: string | null;
+    readonly valueType: number;
+    readonly isSecret: boolean;
+    /** The caller sent this value (`Plan.sentValues`): a secret's is shown without a fingerprint. */
+    readonly sent?: true;
+  } | null;
 }
 
 export interface PlanOutcome {
@@ -94,9 +114,20 @@ function describe(
       next:
         change.kind === 'delete'
           ? null
-          : change.kind === 'set'
-            ? { rawValue: change.rawValue, valueType: entry?.valueType ?? 0, isSecret: entry?.isSecret ?? false }
-            : { rawValue: change.entry.rawValue, valueType: change.entry.valueType, isSecret: change.entry.isSecret },
+          : {
+              ...(change.kind === 'set'
+                ? {
+                    rawValue: change.rawValue,
+                    valueType: entry?.valueType ?? 0,
+                    isSecret: entry?.isSecret === true || change.secretValue === true,
+                  }
+                : {
+                    rawValue: change.entry.rawValue,
+                    valueType: change.entry.valueType,
+                    isSecret: change.entry.isSecret,
+                  }),
+              ...(plan.sentValues ? { sent: true as const } : {}),
+            },
     };
   });
   const changed = new Set(changes.map((c) => c.key));
@@ -127,13 +158,14 @@ export class EntryPlans {
     this.maxChanges = 2 * caps.maxEntries;
   }
 
-  preview(serviceId: string, versionId: string, planner: Planner): Promise<PlanOutcome> {
+  preview(caller: Caller, serviceId: string, versionId: string, planner: Planner): Promise<PlanOutcome> {
     return this.uow.readConsistent(async (stores) => {
       if (!(await stores.versions.get(serviceId, versionId))) {
         throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
       }
-      const plan = await planner(stores, versionId);
-      const current = await liveByKey(stores, versionId, plan.considered);
+      const planned = await planner(stores, versionId);
+      const current = await liveByKey(stores, versionId, planned.considered);
+      const plan = settle(planned, current, mayReveal(caller));
       // A dry run refuses what applying it would refuse, so a preview never promises a failing batch.
       requireWithinLimit(plan, this.maxChanges);
       requireValid(plan, current);
@@ -164,8 +196,9 @@ export class EntryPlans {
         ids: this.ids,
         caps: this.caps,
       });
-      const plan = await planner(ctx, versionId);
-      const current = await liveByKey(ctx, versionId, plan.considered);
+      const planned = await planner(ctx, versionId);
+      const current = await liveByKey(ctx, versionId, planned.considered);
+      const plan = settle(planned, current, mayReveal(caller));
       if (expected) await requireUnchanged(ctx, versionId, expected, plan.considered, current);
       requireWithinLimit(plan, this.maxChanges);
       // Setting values needs an editor; creating and deleting keys is managing the version (an owner).
@@ -214,6 +247,22 @@ async function write(
   await createPending();
 }
 
+/**
+ * The plan without the value sets that change nothing. A caller who may not reveal secrets keeps a
+ * set that involves a secret (the entry is secret, or the value was) whatever its value: "no change"
+ * would confirm a guessed value, or tell an old secret value equal to a value now shown, with no
+ * audit record. Applying such a set writes the same value again.
+ */
+function settle(plan: Plan, current: ReadonlyMap<string, EntryRecord>, comparesSecrets: boolean): Plan {
+  const changes = plan.changes.filter(
+    (change) =>
+      change.kind !== 'set' ||
+      change.same !== true ||
+      (!comparesSecrets && (change.secretValue === true || current.get(change.key)?.isSecret === true)),
+  );
+  return changes.length === plan.changes.length ? plan : { ...plan, changes };
+}
+
 function requireWithinLimit(plan: Plan, max: number): void {
   if (plan.changes.length > max) {
     throw AppError.invalid(`A batch holds at most ${max} changes (this one has ${plan.changes.length}).`);
@@ -241,7 +290,12 @@ function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecord>): vo
     let problem: string | null = null;
     if (change.kind === 'set') {
       const entry = current.get(key);
-      problem = entry ? checkValue(entry.valueType, change.rawValue, entry.enumDefinition) : 'is not in this version';
+      problem = !entry
+        ? 'is not in this version'
+        : // A value that was secret never lands in an entry that is not: it would be stored and shown in plaintext.
+          change.secretValue === true && !entry.isSecret
+          ? 'would get a value that was secret; make it secret here first'
+          : checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
     } else if (change.kind === 'create' || change.kind === 'recreate') {
       problem = checkKey(key) ?? checkValue(change.entry.valueType, change.entry.rawValue, change.entry.enumDefinition);
     }

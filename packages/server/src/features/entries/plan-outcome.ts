@@ -1,6 +1,6 @@
 import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
-import { redactedValue, type SecretCipher } from '../../core/index.js';
+import { valueAnswer, type SecretCipher } from '../../core/index.js';
 import { Nullable, Uuid } from '../../platform/http/schemas.js';
 import type { PlanOutcome } from './entry-plans.js';
 
@@ -41,13 +41,6 @@ export const PlanOutcomeSchema = Type.Object(
   { description: 'What a restore or an import changes (or changed)' },
 );
 
-/** A side's value: a secret's redacted, with its fingerprint. */
-function valueOf(cipher: SecretCipher, side: { rawValue: string | null; isSecret: boolean; unreadable?: boolean }) {
-  if (!side.isSecret) return { value: side.rawValue };
-  const { fingerprint } = redactedValue(cipher, side.rawValue, side.unreadable);
-  return { value: null, isSecret: true, redacted: true, fingerprint };
-}
-
 export function planOutcomeOf(outcome: PlanOutcome, cipher: SecretCipher) {
   return {
     ...outcome,
@@ -56,13 +49,13 @@ export function planOutcomeOf(outcome: PlanOutcome, cipher: SecretCipher) {
       action: c.action,
       current: c.current && {
         id: c.current.id,
-        ...valueOf(cipher, c.current),
+        ...valueAnswer(cipher, c.current),
         valueType: c.current.valueType,
         valueTypeName: valueTypeName(c.current.valueType),
         generation: c.current.generation,
       },
       next: c.next && {
-        ...valueOf(cipher, c.next),
+        ...valueAnswer(cipher, c.next, { sent: c.next.sent === true }),
         valueType: c.next.valueType,
         valueTypeName: valueTypeName(c.next.valueType),
       },

@@ -91,12 +91,17 @@ export class EntryHistory {
 /**
  * A restore to a point in time as a plan: each key in scope gets the value it had then; a key that
  * did not exist then is deleted, one deleted since is created again (with its metadata of then), and
- * one whose value type changed since is created again with the type of then.
+ * one whose value type changed since is created again with the type of then. A value equal to the
+ * entry's is planned as a set marked `same`, which the entry plans drop unless a secret is involved
+ * and the caller may not compare secrets.
  */
 export function restorePlanner(atMicros: number, keys: readonly string[] | null): Planner {
   return async (stores: Stores, versionId: string): Promise<Plan> => {
     const records = await stores.audit.entryRecordsUntil({ versionId, untilMicros: atMicros, keys });
-    const then = new Map<string, { present: boolean; rawValue: string | null; meta: EntryView | null }>();
+    const then = new Map<
+      string,
+      { present: boolean; rawValue: string | null; secret: boolean; meta: EntryView | null }
+    >();
     for (const record of records) {
       const key = record.entryKey;
       if (!key || record.action === 'Revealed') continue;
@@ -109,7 +114,14 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
           : previous?.meta && state.view?.isSecret
             ? { ...previous.meta, isSecret: true }
             : (previous?.meta ?? null);
-      then.set(key, { present: state.present, rawValue: state.view?.rawValue ?? null, meta: full });
+      // Whether the value was secret is the record's own (the entry writer marks every value written
+      // while secret, and turning an entry secret marks its earlier ones), not the entry's today.
+      then.set(key, {
+        present: state.present,
+        rawValue: state.view?.rawValue ?? null,
+        secret: state.view?.isSecret === true,
+        meta: full,
+      });
     }
     const liveNow = (await stores.entries.listLive(versionId)).filter((e) => keys === null || keys.includes(e.key));
     const now = new Map(liveNow.map((e) => [e.key, e]));
@@ -122,17 +134,26 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
         if (current) changes.push({ kind: 'delete', key });
         continue;
       }
-      const entry = newEntryOf(key, past.rawValue, past.meta);
+      const entry = newEntryOf(key, past.rawValue, past.meta, past.secret);
       if (!entry) continue;
       if (!current) changes.push({ kind: 'create', entry });
       else if (current.valueType !== entry.valueType) changes.push({ kind: 'recreate', entry });
-      else if (current.rawValue !== past.rawValue) changes.push({ kind: 'set', key, rawValue: past.rawValue });
+      else {
+        changes.push({
+          kind: 'set',
+          key,
+          rawValue: past.rawValue,
+          same: current.rawValue === past.rawValue,
+          ...(past.secret ? { secretValue: true } : {}),
+        });
+      }
     }
     return { changes, considered };
   };
 }
 
-function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null): NewEntry | null {
+/** The entry a restore creates again: secret when it was, or when the value it gets was. */
+function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null, secret: boolean): NewEntry | null {
   if (!meta || meta.valueType === undefined) return null;
   return {
     key,
@@ -143,6 +164,6 @@ function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null
     description: meta.description ?? null,
     groupName: meta.groupName ?? null,
     groupDescription: meta.groupDescription ?? null,
-    isSecret: meta.isSecret === true,
+    isSecret: meta.isSecret === true || secret,
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { redactedValue, type SecretCipher } from '../../core/index.js';
+import { valueAnswer, type SecretCipher } from '../../core/index.js';
 import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -64,9 +64,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
       return {
         entities: page.items.map(({ unreadable, ...item }) => ({
           ...item,
-          ...(item.isSecret
-            ? { value: null, redacted: true, fingerprint: redactedValue(cipher, item.value, unreadable).fingerprint }
-            : {}),
+          ...valueAnswer(cipher, { rawValue: item.value, isSecret: item.isSecret, unreadable }),
           timestamp: microsToIso(item.timestampMicros),
         })),
         nextPageToken: page.nextPageToken,
@@ -83,7 +81,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         tags,
         summary: 'Restore values to what they were at a point in time (dry run first)',
         description:
-          'Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Editors may restore values; creating and deleting entries needs an owner.',
+          'Computes the value each key had at `at`: a key that did not exist then is deleted, one deleted since is created again. A value an entry had while secret is never restored into it once it is no longer secret (400); for a caller without canReveal a secret is a change whatever its value. `dryRun` (the default) answers the changes and a `basedOn` token; applying (`dryRun: false`) needs that token and answers 409 when any key changed since. Applied as one batch: one stream event, audit action `Restored`. Editors may restore values; creating and deleting entries needs an owner.',
         params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
         body: Type.Object(
           {
@@ -111,7 +109,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         throw AppError.invalid('at must be an ISO 8601 time with a zone.', { at: ['is not an ISO 8601 time'] });
       }
       const planner = restorePlanner(atMicros, keys ?? null);
-      if (dryRun) return planOutcomeOf(await plans.preview(serviceId, versionId, planner), cipher);
+      if (dryRun) return planOutcomeOf(await plans.preview(callerOf(request), serviceId, versionId, planner), cipher);
       if (!basedOn) {
         throw AppError.invalid('Applying a restore needs the basedOn token of its dry run.', {
           basedOn: ['is required when dryRun is false'],

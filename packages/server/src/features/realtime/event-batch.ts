@@ -54,6 +54,8 @@ export class EventBatch {
           generation: e.generation,
           timestamp: timestampFromMicros(e.timestamp),
           type: e.valueType,
+          // Tells a client to keep it off disk, whatever its own schema declares.
+          isSecret: e.isSecret === true,
         }),
       ),
     });

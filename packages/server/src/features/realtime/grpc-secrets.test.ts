@@ -4,11 +4,20 @@ import path from 'node:path';
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import { RealtimeConfigGrpcService, ValueType, type SubscriptionEvent } from '@realtime-config/protocol';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  GetConfigRequestSchema,
+  KonfigoGetConfigResponseSchema,
+  RealtimeConfigGrpcService,
+  SERVICE_PATH,
+  ValueType,
+  type SubscriptionEvent,
+} from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { ConnectStream } from '@realtime-config/test-support/connect-stream';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { frameOf, rawGrpcCall } from '@realtime-config/test-support/raw-grpc';
 import { entriesByKey, setValue } from '@realtime-config/test-support/realtime-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
@@ -40,6 +49,10 @@ const metadataOf = (auth?: string) => {
   return metadata;
 };
 const headersOf = (auth?: string) => (auth ? { headers: Object.fromEntries([headerOf(auth)]) } : {});
+/** is_secret of each entry or event by key: what a client keeps off disk whatever its own schema says. */
+const secrecyOf = (entries: ReadonlyArray<{ key: string; isSecret: boolean }>) =>
+  Object.fromEntries(entries.map((e) => [e.key, e.isSecret]));
+const SECRECY = { 'Payments:ApiKey': true, 'Payments:Retries': true, 'Payments:Url': false };
 
 describe.each(databaseKinds)('secret entries over gRPC on %s', (kind) => {
   let server: TestServer;
@@ -168,5 +181,88 @@ describe.each(databaseKinds)('secret entries over gRPC on %s', (kind) => {
     nativeSecrets.cancel();
     await connectAnonymous.cancel();
     await connectSecrets.cancel();
+  });
+
+  it('marks secret entries is_secret in GetConfig and in stream events, on the native and Connect paths', async () => {
+    const request = { serviceId, version: VERSION };
+    const native = await grpcClient.getConfig(request, metadataOf(auth.secretsKey));
+    expect(secrecyOf(native.entries)).toEqual(SECRECY);
+    const viaConnect = await connectClient.getConfig(request, headersOf(auth.secretsKey));
+    expect(secrecyOf(viaConnect.entries)).toEqual(SECRECY);
+
+    const nativeStream = grpcClient.subscribe({ serviceId, versionId }, metadataOf(auth.secretsKey));
+    const connectStream = new ConnectStream<SubscriptionEvent>((signal) =>
+      connectClient.startSubscribe({ serviceId, versionId }, { signal, ...headersOf(auth.secretsKey) }),
+    );
+    await nativeStream.until((s) => s.events.length > 0);
+    await connectStream.until((s) => s.messages.length > 0);
+    expect(secrecyOf(nativeStream.events[0]!.events)).toEqual(SECRECY);
+    expect(secrecyOf(connectStream.messages[0]!.events)).toEqual(SECRECY);
+
+    const entries = await entriesByKey(admin, serviceId, versionId);
+    await setValue(admin, serviceId, versionId, entries['Payments:ApiKey']!, 'flagged-secret');
+    await setValue(admin, serviceId, versionId, entries['Payments:Url']!, 'https://flagged.example');
+    const live = (events: readonly SubscriptionEvent[]) =>
+      events
+        .flatMap((e) => e.events)
+        .filter((c) => c.value === 'flagged-secret' || c.value === 'https://flagged.example');
+    await nativeStream.until((s) => live(s.events).length === 2);
+    await connectStream.until((s) => live(s.messages).length === 2);
+    for (const events of [nativeStream.events, connectStream.messages]) {
+      expect(secrecyOf(live(events))).toEqual({ 'Payments:ApiKey': true, 'Payments:Url': false });
+    }
+    nativeStream.cancel();
+    await connectStream.cancel();
+  });
+});
+
+describe.each(databaseKinds)('is_secret in the Konfigo layout of GetConfig on %s', (kind) => {
+  let server: TestServer;
+  let serviceId: string;
+  let secretsKey: string;
+
+  beforeAll(async () => {
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
+    createMasterKeyFile(keyFile);
+    server = await startTestServer({
+      kind,
+      args: [`--Secrets:MasterKeyFile=${keyFile}`, '--Grpc:GetConfigLayout=Konfigo'],
+    });
+    const admin = await server.admin();
+    serviceId = (await admin.post('/api/services', { name: 'konfigo-secrets' })).body.id;
+    secretsKey = `Bearer ${(await admin.post(`/api/services/${serviceId}/apikeys`, { name: 's', scopes: ['read', 'register', 'secrets'] })).body.key as string}`;
+    const grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);
+    try {
+      await grpcClient.createVersion({ serviceId, version: VERSION, classes }, metadataOf(secretsKey));
+    } finally {
+      grpcClient.close();
+    }
+  });
+  afterAll(() => server.close());
+
+  it('sets is_secret on the native path and over the Connect protocol', async () => {
+    const request = create(GetConfigRequestSchema, { serviceId, version: VERSION });
+    const native = await rawGrpcCall(
+      server.baseUrl,
+      `${SERVICE_PATH}/GetConfig`,
+      frameOf(toBinary(GetConfigRequestSchema, request)),
+      {
+        authorization: secretsKey,
+      },
+    );
+    expect(native.grpcStatus).toBe(0);
+    const answer = fromBinary(KonfigoGetConfigResponseSchema, native.body.subarray(5));
+    expect(answer.serviceId).toBe(serviceId);
+    expect(secrecyOf(answer.entries)).toEqual(SECRECY);
+
+    const res = await fetch(`${server.baseUrl}${SERVICE_PATH}/GetConfig`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: secretsKey },
+      body: JSON.stringify({ serviceId, version: VERSION }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { entries: Array<{ key: string; isSecret?: boolean }> };
+    // JSON leaves out false, as protobuf's JSON mapping does for defaults.
+    expect(secrecyOf(body.entries.map((e) => ({ key: e.key, isSecret: e.isSecret === true })))).toEqual(SECRECY);
   });
 });

@@ -131,6 +131,8 @@ export class VersionSnapshots {
             generation: e.generation,
             timestamp: timestampFromMicros(e.timestamp),
             type: e.valueType,
+            // Tells a client to keep it off disk, whatever its own schema declares.
+            isSecret: e.isSecret === true,
           }),
         ),
     });

@@ -112,8 +112,12 @@ export class ConfigTransfer {
       source.kind === 'file'
         ? await this.fileReader(source.format, source.content)
         : await this.versionReader(caller, target.serviceId, source);
-    const planner = importPlanner(read, options.createMissing, this.caps.maxEntries);
-    if (options.dryRun) return this.plans.preview(target.serviceId, target.versionId, planner);
+    const planner = importPlanner(read, {
+      createMissing: options.createMissing,
+      maxEntries: this.caps.maxEntries,
+      sentValues: source.kind === 'file',
+    });
+    if (options.dryRun) return this.plans.preview(caller, target.serviceId, target.versionId, planner);
     const action = source.kind === 'version' ? 'Promoted' : 'Imported';
     return this.plans.apply(caller, target, planner, { basedOn: options.basedOn, action });
   }

@@ -13,14 +13,18 @@ import { fromTyped, inferValueType, sameValue } from './typed-values.js';
  * Keys of the version that the file does not name are left alone. A refusal names every key that
  * cannot be imported, missing or with a value that does not fit, so one correction is enough.
  *
+ * An equal value is planned as a set marked `same`: the entry plans drop it, unless the entry or the
+ * value is secret and the caller may not compare secrets (then it stays a change, as any value would).
+ *
  * @param read the file's entries, given the keys the version has (they decide where nested values stop)
- * @param maxEntries Versions:MaxEntries: a file naming more keys than a version may hold is refused
+ * @param options.maxEntries Versions:MaxEntries: a file naming more keys than a version may hold is refused
+ * @param options.sentValues the values are the caller's (a file, not another version)
  */
 export function importPlanner(
   read: (knownKeys: ReadonlySet<string>) => ImportedEntry[],
-  createMissing: boolean,
-  maxEntries: number,
+  options: { createMissing: boolean; maxEntries: number; sentValues: boolean },
 ): Planner {
+  const { createMissing, maxEntries, sentValues } = options;
   return async (stores: Stores, versionId: string) => {
     const live = new Map((await stores.entries.listLive(versionId)).map((e) => [e.key, e]));
     const imported = read(new Set(live.keys()));
@@ -35,9 +39,7 @@ export function importPlanner(
       if (current) {
         const change = valueChange(current, item);
         const problem =
-          change && item.meta?.isSecret === true && !current.isSecret
-            ? 'is secret in the source; make it secret here first'
-            : change && checkValue(current.valueType, change.rawValue, current.enumDefinition);
+          change && !change.same && checkValue(current.valueType, change.rawValue, current.enumDefinition);
         if (problem) (errors[item.key] ??= []).push(problem);
         else if (change) changes.push(change);
       } else if (!createMissing) {
@@ -55,7 +57,7 @@ export function importPlanner(
       const more = refused.length > 10 ? ` (and ${refused.length - 10} more)` : '';
       throw AppError.invalid(`Some keys cannot be imported: ${named}${more}.`, errors);
     }
-    return { changes, considered: [...seen] };
+    return { changes, considered: [...seen], sentValues };
   };
 }
 
@@ -67,7 +69,13 @@ function valueChange(current: EntryRecord, item: ImportedEntry): Extract<Planned
   const raw = rawOf(current.valueType, item);
   // A secret left out of an export (null, redacted) stays as it is.
   if (current.isSecret && raw === null) return null;
-  return sameValue(current.valueType, current.rawValue, raw) ? null : { kind: 'set', key: current.key, rawValue: raw };
+  return {
+    kind: 'set',
+    key: current.key,
+    rawValue: raw,
+    same: sameValue(current.valueType, current.rawValue, raw),
+    ...(item.meta?.isSecret === true ? { secretValue: true } : {}),
+  };
 }
 
 function newEntry(item: ImportedEntry) {

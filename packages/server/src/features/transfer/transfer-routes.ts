@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
 import type { VersionCaps } from '../../core/index.js';
-import { hasPolicy, redactedValue, type EntryRecord, type SecretCipher } from '../../core/index.js';
+import { hasPolicy, valueAnswer, type EntryRecord, type SecretCipher } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -64,11 +64,8 @@ function sideOf(cipher: SecretCipher, e: EntryRecord | null) {
   return (
     e && {
       id: e.id,
-      value: e.isSecret ? null : e.rawValue,
       isSecret: e.isSecret,
-      ...(e.isSecret
-        ? { redacted: true, fingerprint: redactedValue(cipher, e.rawValue, e.unreadable).fingerprint }
-        : {}),
+      ...valueAnswer(cipher, e),
       valueType: e.valueType,
       valueTypeName: valueTypeName(e.valueType),
       generation: e.generation,
@@ -201,7 +198,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
         tags,
         summary: 'Import a file, or the values of another version (dry run first)',
         description:
-          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service); every refused key and value is named in one answer. `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported` (a file) or `Promoted` (the values of another version). The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.',
+          'The body is a file of `format` (json: application/json, yaml: application/yaml, env: text/plain), an exported document or plain nested values; or JSON `{ "fromVersionId", "keys"? }` to promote values from another version. Each named key gets its value (compared by meaning: unchanged values are not written; for a caller without canReveal a secret given a value is always a change, and its value shows no fingerprint); keys the version lacks answer 400 unless `createMissing=true` (an owner of the service); every refused key and value is named in one answer. `dryRun=true` (the default) answers the changes and a `basedOn` token; applying with `dryRun=false&basedOn=…` answers 409 if any key changed since. Applied as one batch: one stream event, audit action `Imported` (a file) or `Promoted` (the values of another version). The body may be as large as the export of a full version (the limit follows from `Versions:MaxEntries` and `Versions:MaxBytes`); a file naming more keys than a version may hold answers 400, and so does an import that would grow the version past a cap.',
         params: Type.Object({ serviceId: Uuid, versionId: Uuid }),
         querystring: Type.Object({
           format: Type.Optional(Format),

@@ -87,7 +87,7 @@ describe.each(databaseKinds)('version caps in CreateVersion on %s', (kind) => {
       register('2.0', keys('A', 'B', 'C', 'D')),
     );
     // A and B hold 4 bytes each (key, value, name, group "O"); C with 1,013 bytes of value fills 1,024.
-    await refusedWithoutTrace('Version 2.0 would hold 1,025 bytes; the limit is 1,024 (Versions:MaxBytes).', () =>
+    await refusedWithoutTrace('Version 2.0 would grow past its limit of 1,024 bytes (Versions:MaxBytes).', () =>
       register('2.0', [{ key: 'C', value: 'c'.repeat(1014) }]),
     );
     await register('2.0', [{ key: 'C', value: 'c'.repeat(1013) }]);

@@ -1,5 +1,6 @@
 import {
   entryAnswer,
+  secretSides,
   type DeliveryRecord,
   type Outbox,
   type ReportedChange,
@@ -29,7 +30,8 @@ function wants(webhook: WebhookFilter, change: ReportedChange): boolean {
 /**
  * The body of a delivery. Entries are shown by the same function as every REST answer
  * (`entryAnswer`), so whatever an answer hides of an entry (a secret's value) a delivery hides too,
- * and the outbox never holds a secret's value.
+ * and the outbox never holds a secret's value; an entry turning secret has its earlier deliveries
+ * redacted by the secret store (`sealHistoryOf`).
  */
 export function deliveryBody(
   change: ReportedChange,
@@ -45,12 +47,14 @@ export function deliveryBody(
     ...(change.type === 'entry.changed' ? {} : { version: versionOf(change.version) }),
     changes: changes.map((c) => {
       const entry = (c.after ?? c.before) as NonNullable<ReportedEntryChange['after']>;
+      // The change that makes an entry secret shows its value before redacted too.
+      const secret = secretSides(c.before, c.after);
       return {
         key: entry.key,
         entryId: entry.id,
         action: c.action,
-        before: c.before && entryAnswer(c.before, cipher),
-        after: c.after && entryAnswer(c.after, cipher),
+        before: c.before && entryAnswer(c.before, cipher, { redact: secret.before }),
+        after: c.after && entryAnswer(c.after, cipher, { redact: secret.after }),
       };
     }),
   };

@@ -39,12 +39,12 @@ export const PROVIDERS = ['Local', 'OpenId', 'Jwt', 'Saml'] as const;
 /**
  * The default caps of a version keep its GetConfig answer within the 4 MiB a gRPC client accepts by
  * default (grpc-js, grpc-dotnet, grpcio). Per entry the answer holds the key and the value (counted in
- * Versions:MaxBytes, with the entry's other texts) and at most 37 bytes of protobuf around them: the
+ * Versions:MaxBytes, with the entry's other texts) and at most 39 bytes of protobuf around them: the
  * entry's tag and length (4), the key's tag and length (3), the value's StringValue wrapper (tag and
- * length twice, 8), the generation (6), the timestamp message (14: seconds and nanos), the type (2).
- * The Konfigo layout adds two ids (2 × 38 bytes), the gRPC frame header 5. So 10,000 entries and
- * 3.5 MiB of text make at most 3,670,016 + 370,000 + 81 = 4,040,097 bytes, 150 KiB below 4 MiB
- * (4,194,304). A stream's first event of a whole version has the same entry layout.
+ * length twice, 8), the generation (6), the timestamp message (14: seconds and nanos), the type (2),
+ * is_secret (2, secrets only). The Konfigo layout adds two ids (2 × 38 bytes), the gRPC frame header
+ * 5. So 10,000 entries and 3.5 MiB of text make at most 3,670,016 + 390,000 + 81 = 4,060,097 bytes,
+ * 131 KiB below 4 MiB (4,194,304). A stream's first event of a whole version has the same entry layout.
  */
 const VERSION_MAX_BYTES_DEFAULT = 3.5 * 1024 * 1024;
 
