@@ -80,3 +80,6 @@ export * from './values/scalar-values.js';
 export * from './values/time-span.js';
 export * from './values/value-rules.js';
 export * from './values/value-types.js';
+
+// The JSON Schema an entry's value must meet: one check for the server, the console and the SDK.
+export * from './schema/value-schema.js';
