@@ -8,9 +8,12 @@
  *   npm run bench:entry-writes
  *
  * BENCH_ROUNDS sets the calls measured per figure (default 15 batches, a third of that imports).
- * Asserts nothing about the figures; checks only that every call wrote what it should.
+ * BENCH_BASELINE names another checkout, built (`npm ci` there): its server is measured the same way
+ * in the same run, on the same databases' kinds, for a before/after comparison. Asserts nothing
+ * about the figures; checks only that every call wrote what it should.
  */
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { fixed, log, machine, markdownTable, percentile, runCleanups, runMain } from './realtime/common.js';
 import {
   postgresAdminUrl,
@@ -27,7 +30,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const BATCH = 1000;
 const IMPORT_KEYS = 5000;
 
+const BASELINE = process.env.BENCH_BASELINE
+  ? path.resolve(process.env.BENCH_BASELINE, 'packages/server/dist/server/src/main.js')
+  : undefined;
+
 interface Figure {
+  readonly server: string;
   readonly database: string;
   readonly call: string;
   readonly p50: number;
@@ -45,7 +53,7 @@ async function statementsSoFar(server: ServerProcess): Promise<number> {
 /** Times `rounds` calls of `call` and counts the statements they ran. */
 async function measure(
   server: ServerProcess,
-  database: string,
+  [serverName, database]: readonly [string, string],
   name: string,
   rounds: number,
   call: (round: number) => Promise<void>,
@@ -59,20 +67,34 @@ async function measure(
     times.push(performance.now() - start);
   }
   const statements = ((await statementsSoFar(server)) - before) / rounds;
-  const figure = { database, call: name, p50: percentile(times, 0.5), p99: percentile(times, 0.99), statements };
+  const figure = {
+    server: serverName,
+    database,
+    call: name,
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    statements,
+  };
   log(
-    `${database}: ${name}: p50 ${figure.p50.toFixed(1)} ms, p99 ${figure.p99.toFixed(1)} ms, ${statements.toFixed(1)} statements per call`,
+    `${serverName}, ${database}: ${name}: p50 ${figure.p50.toFixed(1)} ms, p99 ${figure.p99.toFixed(1)} ms, ${statements.toFixed(1)} statements per call`,
   );
   return figure;
 }
 
-async function benchDatabase(database: BenchDatabase, figures: Figure[]): Promise<void> {
-  log(`\n${database.label}: starting the server…`);
+async function benchDatabase(
+  database: BenchDatabase,
+  figures: Figure[],
+  serverName: string,
+  mainScript?: string,
+): Promise<void> {
+  log(`\n${serverName}, ${database.label}: starting the server…`);
   const server = await startServer({
-    name: database.label,
+    name: `${serverName} ${database.label}`,
     database,
     adminPassword: randomBytes(12).toString('base64url'),
+    ...(mainScript ? { mainScript } : {}),
   });
+  const label = [serverName, database.label] as const;
   try {
     const rest = new RestClient(server);
     await rest.signIn();
@@ -105,7 +127,7 @@ async function benchDatabase(database: BenchDatabase, figures: Figure[]): Promis
     const generations = new Map(batch.map((e) => [e.id, e.generation]));
 
     figures.push(
-      await measure(server, database.label, `batch set of ${BATCH} values`, ROUNDS, async (round) => {
+      await measure(server, label, `batch set of ${BATCH} values`, ROUNDS, async (round) => {
         const updated = await rest.call<Array<{ id: string; generation: number }>>(
           'PUT',
           `/api/configentries/${serviceId}/${versionId}/set`,
@@ -118,7 +140,7 @@ async function benchDatabase(database: BenchDatabase, figures: Figure[]): Promis
     figures.push(
       await measure(
         server,
-        database.label,
+        label,
         `import of ${IMPORT_KEYS} keys (dry run + apply)`,
         Math.max(3, Math.ceil(ROUNDS / 3)),
         (round) => importOnce(round),
@@ -139,15 +161,21 @@ async function benchDatabase(database: BenchDatabase, figures: Figure[]): Promis
 async function main(): Promise<void> {
   log(`Large writes: ${ROUNDS} batch sets of ${BATCH} values, imports of ${IMPORT_KEYS} keys\n${machine()}`);
   const figures: Figure[] = [];
-  await benchDatabase(sqliteDatabase(), figures);
+  const servers: Array<[string, string | undefined]> = [
+    ...(BASELINE ? ([['baseline', BASELINE]] as Array<[string, string]>) : []),
+    ['this checkout', undefined],
+  ];
   const postgres = postgresAdminUrl();
-  if (postgres) await benchDatabase(await postgresDatabase(postgres), figures);
-  else log('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+  if (!postgres) log('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL.');
+  for (const [name, main] of servers) {
+    await benchDatabase(sqliteDatabase(), figures, name, main);
+    if (postgres) await benchDatabase(await postgresDatabase(postgres), figures, name, main);
+  }
   log(
     `\n${markdownTable(
-      ['database', 'call', 'p50 ms', 'p99 ms', 'SQL statements per call'],
-      figures.map((f) => [f.database, f.call, fixed(f.p50), fixed(f.p99), fixed(f.statements, 0)]),
-      2,
+      ['server', 'database', 'call', 'p50 ms', 'p99 ms', 'SQL statements per call'],
+      figures.map((f) => [f.server, f.database, f.call, fixed(f.p50), fixed(f.p99), fixed(f.statements, 0)]),
+      3,
     )}`,
   );
   await runCleanups();

@@ -143,17 +143,22 @@ export interface StartOptions {
   readonly settings?: readonly string[];
   /** A port to listen on (a restart on the port its clients know); a free one by default. */
   readonly port?: number;
+  /** Another build's `dist/server/src/main.js` (a baseline checkout), run as it is; this build's by default. */
+  readonly mainScript?: string;
 }
 
 /** Starts one instance on a free loopback port and waits until it is ready (/readyz: connected to its database). */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
-  ensureBuilt();
+  if (!options.mainScript) ensureBuilt();
   const port = options.port ?? (await freePort());
   const cwd = mkdtempSync(path.join(tmpdir(), 'rc-bench-rt-cwd-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.includes('__')));
   const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const entry =
-    serverMode() === 'source' ? ['--conditions=@realtime-config/source', '--import', TSX, SOURCE_MAIN] : [DIST_MAIN];
+  const entry = options.mainScript
+    ? [options.mainScript]
+    : serverMode() === 'source'
+      ? ['--conditions=@realtime-config/source', '--import', TSX, SOURCE_MAIN]
+      : [DIST_MAIN];
   const [command, args] = withHighFileLimit(process.execPath, [
     '--expose-gc',
     '--import',

@@ -49,18 +49,23 @@ export interface EntryStore {
   /** The rows holding any of the keys, live or tombstone. */
   findByKeys(versionId: string, keys: readonly string[]): Promise<EntryRecord[]>;
   insert(entry: EntryRecord): Promise<void>;
-  /** Inserts several entries with one statement. */
+  /** Inserts several entries with one statement, whatever their number. */
   insertMany(entries: readonly EntryRecord[]): Promise<void>;
   /** Removes rows for good (tombstones replaced by re-created keys). */
   purge(...ids: string[]): Promise<void>;
-  /** Secret values (`isSecret`) are sealed by the store. */
-  setValue(
-    id: string,
-    change: { rawValue: string | null; isSecret: boolean; generation: number; changedAt: number },
+  /** New values of several entries in one statement; secret values (`isSecret`) are sealed by the store. */
+  setValues(
+    changes: readonly {
+      id: string;
+      rawValue: string | null;
+      isSecret: boolean;
+      generation: number;
+      changedAt: number;
+    }[],
   ): Promise<void>;
   setMetadata(id: string, change: EntryMetadata & { generation: number; changedAt: number }): Promise<void>;
-  /** Turns an entry into a tombstone: value null, deleted, generation and change time advanced. */
-  markDeleted(id: string, change: { generation: number; changedAt: number }): Promise<void>;
+  /** Turns entries into tombstones (value null, deleted, generation and change time advanced) in one statement. */
+  markDeleted(changes: readonly { id: string; generation: number; changedAt: number }[]): Promise<void>;
   /** Every entry of the version changed after the timestamp, tombstones included, in change order. */
   changedSince(versionId: string, afterMicros: number): Promise<EntryRecord[]>;
   /**

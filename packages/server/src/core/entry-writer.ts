@@ -1,6 +1,5 @@
 import { AppError } from '../platform/errors.js';
 import type { IdGenerator } from '../platform/ids.js';
-import { slices } from '../platform/slices.js';
 import type { AuditAction, AuditChanges, AuditRecord } from './audit.js';
 import { auditView } from './audit-view.js';
 import { secretSides } from './entry-answer.js';
@@ -30,9 +29,25 @@ export function protectedVersion(label: string, serviceId: string, versionId: st
   );
 }
 
-/** Rows written per statement, with a turn of the event loop between: a large batch holds nothing up. */
-const CHUNK = 200;
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** The entry after a change at `timestamp`: one generation on; a new value (or metadata, which writes its value) is readable. */
+function nextOf(before: EntryRecord, change: Partial<EntryRecord>, timestamp: number): EntryRecord {
+  return {
+    ...before,
+    ...change,
+    unreadable: false,
+    generation: before.generation + 1,
+    updatedAt: timestamp,
+    changedAt: timestamp,
+  };
+}
+
+/**
+ * An entry deleted at `timestamp`: no value, one generation on. A client that remembers the
+ * deletion never takes a later change for an old one, whether the entry alone or its whole version
+ * was deleted (core's versionDeletionNotice).
+ */
+export const tombstoneOf = (before: EntryRecord, timestamp: number): EntryRecord =>
+  nextOf(before, { rawValue: null, deleted: true }, timestamp);
 
 export interface EntryWriterOptions {
   readonly serviceId: string;
@@ -124,55 +139,63 @@ export class EntryWriter {
    */
   async create(inputs: readonly NewEntry[], action: EntryAction = 'Created'): Promise<EntryRecord[]> {
     const { versionId } = this.options;
-    const created: EntryRecord[] = [];
-    for (const slice of slices(inputs, CHUNK)) {
-      if (created.length > 0) await yieldToEventLoop();
-      const rows = new Map(
-        (
-          await this.ctx.entries.findByKeys(
-            versionId,
-            slice.map((input) => input.key),
-          )
-        ).map((row) => [row.key, row]),
+    const rows = new Map(
+      (
+        await this.ctx.entries.findByKeys(
+          versionId,
+          inputs.map((input) => input.key),
+        )
+      ).map((row) => [row.key, row]),
+    );
+    const live = inputs.filter((input) => rows.get(input.key)?.deleted === false).map((input) => input.key);
+    if (live.length > 0) {
+      const named = live.slice(0, 20).map((key) => `"${key}"`);
+      throw AppError.alreadyExists(
+        `An entry with key ${named.join(', ')}${live.length > named.length ? ` (and ${live.length - named.length} more)` : ''} already exists in this version.`,
       );
-      const live = slice.filter((input) => rows.get(input.key)?.deleted === false).map((input) => input.key);
-      if (live.length > 0) {
-        throw AppError.alreadyExists(
-          `An entry with key ${live.map((key) => `"${key}"`).join(', ')} already exists in this version.`,
-        );
-      }
-      const tombstones = slice.flatMap((input) => rows.get(input.key) ?? []);
-      await this.ctx.entries.purge(...tombstones.map((row) => row.id));
-      const entries = slice.map((input): EntryRecord => ({
-        id: this.options.ids.newId(),
-        versionId,
-        ...input,
-        generation: (rows.get(input.key)?.generation ?? 0) + 1,
-        createdAt: this.timestamp,
-        updatedAt: this.timestamp,
-        changedAt: this.timestamp,
-        deleted: false,
-      }));
-      await this.ctx.entries.insertMany(entries);
-      await this.ctx.audit.appendMany(entries.map((entry) => this.auditRecord(action, null, entry)));
-      for (const entry of entries) this.record(action, null, entry);
-      created.push(...entries);
     }
-    return created;
+    const tombstones = inputs.flatMap((input) => rows.get(input.key) ?? []);
+    await this.ctx.entries.purge(...tombstones.map((row) => row.id));
+    const entries = inputs.map((input): EntryRecord => ({
+      id: this.options.ids.newId(),
+      versionId,
+      ...input,
+      generation: (rows.get(input.key)?.generation ?? 0) + 1,
+      createdAt: this.timestamp,
+      updatedAt: this.timestamp,
+      changedAt: this.timestamp,
+      deleted: false,
+    }));
+    await this.ctx.entries.insertMany(entries);
+    await this.ctx.audit.appendMany(entries.map((entry) => this.auditRecord(action, null, entry)));
+    for (const entry of entries) this.record(action, null, entry);
+    return entries;
   }
 
-  /** Gives an entry a new value. */
-  async setValue(before: EntryRecord, rawValue: string | null, action: EntryAction = 'ValueSet'): Promise<EntryRecord> {
-    const after = this.next(before, { rawValue });
-    await this.ctx.entries.setValue(before.id, {
-      rawValue,
-      isSecret: before.isSecret,
-      generation: after.generation,
-      changedAt: this.timestamp,
-    });
-    await this.ctx.audit.append(this.auditRecord(action, before, after));
-    this.record(action, before, after);
-    return after;
+  /**
+   * Gives entries new values: one statement for the values and one for their audit records, whatever
+   * their number (a value set, a restore, an import, an applied change request). Answers the entries
+   * after, in the order given.
+   */
+  async setValues(
+    changes: readonly { readonly before: EntryRecord; readonly rawValue: string | null }[],
+    action: EntryAction = 'ValueSet',
+  ): Promise<EntryRecord[]> {
+    const afters = changes.map(({ before, rawValue }) => this.next(before, { rawValue }));
+    await this.ctx.entries.setValues(
+      afters.map((after) => ({
+        id: after.id,
+        rawValue: after.rawValue,
+        isSecret: after.isSecret,
+        generation: after.generation,
+        changedAt: this.timestamp,
+      })),
+    );
+    await this.ctx.audit.appendMany(
+      changes.map(({ before }, i) => this.auditRecord(action, before, afters[i] ?? null)),
+    );
+    changes.forEach(({ before }, i) => this.record(action, before, afters[i] as EntryRecord));
+    return afters;
   }
 
   /**
@@ -192,14 +215,21 @@ export class EntryWriter {
     return after;
   }
 
-  /** Deletes an entry: it stays as a tombstone, so a subscriber's backfill reports the deletion. */
-  async delete(before: EntryRecord, action: EntryAction = 'Deleted'): Promise<void> {
-    const tombstone = this.next(before, { rawValue: null, deleted: true });
-    await this.ctx.entries.markDeleted(before.id, { generation: tombstone.generation, changedAt: this.timestamp });
-    await this.ctx.audit.append(this.auditRecord(action, before, null));
-    this.events.push(entryChangeOf(tombstone));
-    this.sizes.push(sizeChange(before, null));
-    this.reported.push({ action, before, after: null });
+  /**
+   * Deletes entries: each stays as a tombstone, so a subscriber's backfill reports the deletion. One
+   * statement for the rows and one for their audit records, whatever their number.
+   */
+  async delete(befores: readonly EntryRecord[], action: EntryAction = 'Deleted'): Promise<void> {
+    const tombstones = befores.map((before) => tombstoneOf(before, this.timestamp));
+    await this.ctx.entries.markDeleted(
+      tombstones.map((t) => ({ id: t.id, generation: t.generation, changedAt: this.timestamp })),
+    );
+    await this.ctx.audit.appendMany(befores.map((before) => this.auditRecord(action, before, null)));
+    befores.forEach((before, i) => {
+      this.events.push(entryChangeOf(tombstones[i] as EntryRecord));
+      this.sizes.push(sizeChange(before, null));
+      this.reported.push({ action, before, after: null });
+    });
   }
 
   /**
@@ -223,16 +253,8 @@ export class EntryWriter {
     });
   }
 
-  /** The entry after a change; a new value (or a metadata update, which writes its value) is readable. */
   private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {
-    return {
-      ...before,
-      ...change,
-      unreadable: false,
-      generation: before.generation + 1,
-      updatedAt: this.timestamp,
-      changedAt: this.timestamp,
-    };
+    return nextOf(before, change, this.timestamp);
   }
 
   private record(action: EntryAction, before: EntryRecord | null, after: EntryRecord): void {

@@ -1,4 +1,5 @@
-import type { ChangeNotice } from './changes.js';
+import { entryChangeOf, type ChangeNotice } from './changes.js';
+import { tombstoneOf } from './entry-writer.js';
 import type { WriteContext } from './stores.js';
 
 /**
@@ -18,13 +19,6 @@ export async function versionDeletionNotice(
     versionId,
     timestamp,
     kind: 'version-deleted',
-    entries: live.map((e) => ({
-      key: e.key,
-      value: null,
-      deleted: true,
-      generation: e.generation + 1,
-      valueType: e.valueType,
-      timestamp,
-    })),
+    entries: live.map((e) => entryChangeOf(tombstoneOf(e, timestamp))),
   };
 }

@@ -31,8 +31,8 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
   return {
     services: createServiceStore(db),
     versions: createVersionStore(db, dialect),
-    entries: createEntryStore(db, cipher),
-    audit: createAuditStore(db, cipher),
+    entries: createEntryStore(db, dialect, cipher),
+    audit: createAuditStore(db, dialect, cipher),
     users: createUserStore(db),
     apiKeys: createApiKeyStore(db),
     tokens: createPersonalTokenStore(db),

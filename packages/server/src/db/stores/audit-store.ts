@@ -8,8 +8,9 @@ import type {
   SecretCipher,
 } from '../../core/index.js';
 import { openSecrets, sealSecrets } from './sealed-json.js';
-import type { AuditLogsTable, DatabaseSchema } from '../schema.js';
-import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
+import type { AuditLogsTable, DatabaseSchema, Dialect } from '../schema.js';
+import { inChunks } from '../in-chunks.js';
+import { insertJsonRows } from '../json-rows.js';
 
 function recordOf(cipher: SecretCipher, row: Selectable<AuditLogsTable>): AuditRecord {
   return {
@@ -44,7 +45,7 @@ function rowOf(cipher: SecretCipher, record: Omit<AuditRecord, 'num'>): Insertab
   };
 }
 
-export function createAuditStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): AuditStore {
+export function createAuditStore(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: SecretCipher): AuditStore {
   const toRecord = (row: Selectable<AuditLogsTable>) => recordOf(cipher, row);
   const toRow = (record: Omit<AuditRecord, 'num'>) => rowOf(cipher, record);
   return {
@@ -52,12 +53,20 @@ export function createAuditStore(db: Kysely<DatabaseSchema>, cipher: SecretCiphe
       await db.insertInto('audit_logs').values(toRow(record)).execute();
     },
     async appendMany(records) {
-      // Each row binds one value per column (11).
-      await inChunks(
-        records,
-        async (slice) => (await db.insertInto('audit_logs').values(slice.map(toRow)).execute(), []),
-        Math.floor(MAX_BOUND_VALUES / 11),
-      );
+      // One statement whatever their number, numbered in the order given.
+      await insertJsonRows(db as Kysely<unknown>, dialect, 'audit_logs', records.map(toRow), {
+        id: 'text',
+        service_id: 'text',
+        entity_type: 'text',
+        entity_id: 'text',
+        action: 'text',
+        user_id: 'text',
+        user_name: 'text',
+        timestamp: 'bigint',
+        changes: 'text',
+        version_id: 'text',
+        entry_key: 'text',
+      });
     },
     async ofEntity({ entityId, beforeNum, limit }) {
       let query = db.selectFrom('audit_logs').selectAll().where('entity_id', '=', entityId);

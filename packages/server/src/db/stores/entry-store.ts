@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import {
   noMasterKey,
   UnreadableSecret,
@@ -6,8 +6,29 @@ import {
   type EntryStore,
   type SecretCipher,
 } from '../../core/index.js';
-import type { DatabaseSchema, EntriesTable } from '../schema.js';
-import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
+import type { DatabaseSchema, Dialect, EntriesTable } from '../schema.js';
+import { inChunks } from '../in-chunks.js';
+import { insertJsonRows, jsonRows, type JsonColumnType } from '../json-rows.js';
+
+/** The columns of an entry row, as JSON rows read them. */
+const ENTRY_COLUMNS: Readonly<Record<keyof EntriesTable, JsonColumnType>> = {
+  id: 'text',
+  version_id: 'text',
+  key: 'text',
+  name: 'text',
+  raw_value: 'text',
+  is_secret: 'integer',
+  value_type: 'integer',
+  enum_definition: 'text',
+  description: 'text',
+  group_name: 'text',
+  group_description: 'text',
+  generation: 'integer',
+  created_at: 'bigint',
+  updated_at: 'bigint',
+  changed_at: 'bigint',
+  deleted: 'integer',
+};
 
 /**
  * A stored value as the application reads it: a secret's is opened; one that cannot be (altered, or
@@ -76,7 +97,7 @@ function toRow(cipher: SecretCipher, e: EntryRecord): Insertable<EntriesTable> {
   };
 }
 
-export function createEntryStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): EntryStore {
+export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: SecretCipher): EntryStore {
   const record = (row: Selectable<EntriesTable>) => toRecord(cipher, row);
   /** Every change of an entry also advances its generation and its change time. */
   const applyChange = async (
@@ -143,24 +164,30 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, cipher: SecretCiphe
       await db.insertInto('entries').values(toRow(cipher, e)).execute();
     },
     async insertMany(entries) {
-      // Each row binds one value per column (16).
-      await inChunks(
-        entries,
-        async (slice) => (
-          await db
-            .insertInto('entries')
-            .values(slice.map((e) => toRow(cipher, e)))
-            .execute(),
-          []
-        ),
-        Math.floor(MAX_BOUND_VALUES / 16),
+      await insertJsonRows(
+        db as Kysely<unknown>,
+        dialect,
+        'entries',
+        entries.map((e) => toRow(cipher, e)),
+        ENTRY_COLUMNS,
       );
     },
     async purge(...ids) {
       await inChunks(ids, async (slice) => (await db.deleteFrom('entries').where('id', 'in', slice).execute(), []));
     },
-    setValue: (id, change) =>
-      applyChange(id, { raw_value: storedValue(cipher, change.rawValue, change.isSecret) }, change),
+    async setValues(changes) {
+      if (changes.length === 0) return;
+      const rows = changes.map((c) => ({
+        id: c.id,
+        raw_value: storedValue(cipher, c.rawValue, c.isSecret),
+        generation: c.generation,
+        changed_at: c.changedAt,
+      }));
+      const v = jsonRows(dialect, rows, { id: 'text', raw_value: 'text', generation: 'integer', changed_at: 'bigint' });
+      await sql`update entries set raw_value = v.raw_value, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+        db,
+      );
+    },
     setMetadata: (id, change) =>
       applyChange(
         id,
@@ -175,7 +202,17 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, cipher: SecretCiphe
         },
         change,
       ),
-    markDeleted: (id, change) => applyChange(id, { raw_value: null, deleted: 1 }, change),
+    async markDeleted(changes) {
+      if (changes.length === 0) return;
+      const v = jsonRows(
+        dialect,
+        changes.map((c) => ({ id: c.id, generation: c.generation, changed_at: c.changedAt })),
+        { id: 'text', generation: 'integer', changed_at: 'bigint' },
+      );
+      await sql`update entries set raw_value = null, deleted = 1, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+        db,
+      );
+    },
     async changedSince(versionId, afterMicros) {
       const rows = await db
         .selectFrom('entries')

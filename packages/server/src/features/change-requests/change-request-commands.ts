@@ -226,8 +226,10 @@ export class ChangeRequestCommands {
         if (change.unreadable) throw unreadableSecret(entry.key);
         const problem = checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
         if (problem) throw AppError.invalid(`${entry.key} ${problem}.`, { [entry.key]: [problem] });
-        await writer.setValue(entry, change.rawValue);
       }
+      await writer.setValues(
+        request.changes.map((change) => ({ before: entries.get(change.id) as EntryRecord, rawValue: change.rawValue })),
+      );
       await writer.commit();
       await ctx.changeRequests.update(id, { status: 'applied', closedBy: actor.userId, updatedAt: writer.timestamp });
       const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;

@@ -100,8 +100,9 @@ export class EntryCommands {
         throw AppError.conflict(`Generation mismatch; the entries were changed meanwhile: ${stale.join('; ')}.`);
       }
 
-      const updated: EntryRecord[] = [];
-      for (const item of items) updated.push(await writer.setValue(found.get(item.id) as EntryRecord, item.rawValue));
+      const updated = await writer.setValues(
+        items.map((item) => ({ before: found.get(item.id) as EntryRecord, rawValue: item.rawValue })),
+      );
       await writer.commit();
       return updated;
     });
@@ -170,7 +171,7 @@ export class EntryCommands {
   delete(actor: Actor, serviceId: string, versionId: string, entryId: string): Promise<void> {
     return this.uow.write(async (ctx) => {
       const writer = await this.writer(ctx, actor, serviceId, versionId);
-      await writer.delete(await requireEntry(ctx, versionId, entryId));
+      await writer.delete([await requireEntry(ctx, versionId, entryId)]);
       await writer.commit();
     });
   }

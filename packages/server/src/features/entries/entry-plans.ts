@@ -81,8 +81,6 @@ export interface PlanOutcome {
 }
 
 /** Changes written between two turns of the event loop. */
-const CHUNK = 200;
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const keyOf = (change: PlannedChange): string => ('entry' in change ? change.entry.key : change.key);
 
@@ -213,8 +211,9 @@ export class EntryPlans {
 }
 
 /**
- * Applies a plan through the entry writer, in the plan's order. Consecutive new entries go in
- * together (one lookup of the tombstones they replace, multi-row inserts).
+ * Applies a plan through the entry writer: its value sets, then its deletions, then its new
+ * entries (a key created again after its deletion comes after it), each kind as one batch, so a
+ * plan of any size is a few statements.
  */
 async function write(
   writer: EntryWriter,
@@ -222,29 +221,22 @@ async function write(
   current: ReadonlyMap<string, EntryRecord>,
   action: 'Restored' | 'Imported' | 'Promoted',
 ): Promise<void> {
-  let creates: NewEntry[] = [];
-  const createPending = async () => {
-    if (creates.length === 0) return;
-    const pending = creates;
-    creates = [];
-    await writer.create(pending, action);
-  };
-  for (const [index, change] of plan.changes.entries()) {
-    if (index > 0 && index % CHUNK === 0) await yieldToEventLoop();
+  const sets: Array<{ before: EntryRecord; rawValue: string | null }> = [];
+  const deletes: EntryRecord[] = [];
+  const creates: NewEntry[] = [];
+  for (const change of plan.changes) {
     const before = current.get(keyOf(change));
-    if (change.kind !== 'create') await createPending();
-    if (change.kind === 'set' && before) {
-      await writer.setValue(before, change.rawValue, action);
-    } else if (change.kind === 'delete' && before) {
-      await writer.delete(before, action);
-    } else if (change.kind === 'create') {
-      creates.push(change.entry);
-    } else if (change.kind === 'recreate') {
-      if (before) await writer.delete(before, action);
+    if (change.kind === 'set' && before) sets.push({ before, rawValue: change.rawValue });
+    else if (change.kind === 'delete' && before) deletes.push(before);
+    else if (change.kind === 'create') creates.push(change.entry);
+    else if (change.kind === 'recreate') {
+      if (before) deletes.push(before);
       creates.push(change.entry);
     }
   }
-  await createPending();
+  if (sets.length > 0) await writer.setValues(sets, action);
+  if (deletes.length > 0) await writer.delete(deletes, action);
+  if (creates.length > 0) await writer.create(creates, action);
 }
 
 /**
