@@ -15,6 +15,7 @@ import {
   createChangeHub,
   createLocalChangeFeed,
   type ChangeFeed,
+  type SecretKeys,
   type ChangeHub,
   type UnitOfWork,
 } from './core/index.js';
@@ -67,10 +68,12 @@ export interface App {
   /** The OpenAPI document of the REST API. */
   openApiDocument(): unknown;
   /**
-   * Connects to the database (migrations, the session secret, seeding, the change feed), retrying
+   * Connects to the database (migrations, the master key check, the session secret, seeding, the
+   * change feed), retrying
    * with back-off while it cannot be reached; until then every route but health, readiness and
    * metrics answers 503, and gRPC UNAVAILABLE. Rejects on any other failure (a provider's metadata
-   * that cannot be read, a migration that fails): the server must not run half-configured.
+   * that cannot be read, a migration that fails, values sealed by a master key that is not
+   * configured): the server must not run half-configured.
    */
   start(): Promise<void>;
   /**
@@ -213,12 +216,10 @@ export async function composeApp(
         'The database was migrated by a newer release; this instance keeps using the schema it knows until it is replaced.',
       );
     }
-    signer.setSecret(config.session.secret ?? (await sharedSessionSecret(uow)));
-    if (!(await secretKeys.load(uow.read.settings))) {
-      logger.error(
-        'The fingerprint key of secret values cannot be decrypted: the master key that sealed it is neither Secrets:MasterKeyFile nor in Secrets:PreviousKeyFiles. Secrets sealed by it read as unreadable.',
-      );
-    }
+    // First: a database sealed by a key that is not configured stops the start here (no key is made).
+    await secretKeys.load(uow.read.settings);
+    const sharedSecret = await sharedSessionSecret(uow, secretKeys);
+    signer.setSecret(config.session.secret ?? sharedSecret);
     if (secretKeys.ready) {
       // Signing secrets stored in plaintext (before a master key, or by an older release) get sealed.
       const sealed = await uow.write((ctx) => ctx.webhooks.sealSecrets(false));
@@ -287,8 +288,10 @@ export async function composeApp(
 
 /**
  * Without Session:Secret, the cookie-signing secret is made once and kept in the database, so every
- * instance on the same database signs and checks cookies alike and restarts keep sessions valid.
+ * instance on the same database signs and checks cookies alike and restarts keep sessions valid. It
+ * is sealed by the master key like a secret value (docs/secrets.md); it is read (and a plaintext one
+ * replaced) even when Session:Secret overrides it, so no start leaves one in plaintext beside a key.
  */
-function sharedSessionSecret(uow: UnitOfWork): Promise<string> {
-  return uow.read.settings.getOrCreate('session-secret', randomBytes(48).toString('base64url'));
+function sharedSessionSecret(uow: UnitOfWork, secretKeys: SecretKeys): Promise<string> {
+  return secretKeys.sealedSetting(uow.read.settings, 'session-secret', () => randomBytes(48).toString('base64url'));
 }

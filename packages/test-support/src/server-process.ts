@@ -24,28 +24,48 @@ export interface CommandResult {
 }
 
 /**
+ * The command and arguments that run main.ts with tsx; with `umask`, through a shell that sets it
+ * first, so the tests' own process keeps its umask.
+ */
+function serverCommandLine(args: readonly string[], umask: number | undefined): [string, string[]] {
+  const node = [process.execPath, '--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args];
+  if (umask === undefined) return [node[0] as string, node.slice(1)];
+  return ['/bin/sh', ['-c', `umask ${umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, ...node]];
+}
+
+export interface ServerCommandOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** The file mode creation mask of the process (e.g. 0 for files readable by everyone). */
+  readonly umask?: number;
+  /** SIGKILL the process after this long (code null): for a server expected to exit on its own. */
+  readonly timeoutMs?: number;
+}
+
+/**
  * Runs the server's command line (main.ts with tsx, as `realtime-config-server …`) to its end:
- * `migrate`, `backup`, `restore`, `check-config`. Only PATH and the given variables are set.
+ * `migrate`, `backup`, `restore`, `check-config`, or serving until it exits (with `timeoutMs`).
+ * Only PATH and the given variables are set.
  */
 export async function runServerCommand(
   args: readonly string[],
-  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
+  options: ServerCommandOptions = {},
 ): Promise<CommandResult> {
   const cwd = options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-cmd-'));
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...args],
-    {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const [command, commandArgs] = serverCommandLine(args, options.umask);
+  const child = spawn(command, commandArgs, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer =
+    options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
   const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
   if (options.cwd === undefined) rmSync(cwd, { recursive: true, force: true });
   return { code, stdout, stderr };
 }
@@ -111,6 +131,8 @@ export interface ServerProcessOptions {
   readonly args: readonly string[];
   /** Working directory (where appsettings.json would be looked up); a fresh empty folder by default. */
   readonly cwd?: string;
+  /** The file mode creation mask of the process (e.g. 0 for files readable by everyone). */
+  readonly umask?: number;
   readonly startTimeoutMs?: number;
   /**
    * Resolve once the server listens, or once it is also ready (connected to its database).
@@ -125,15 +147,12 @@ export interface ServerProcessOptions {
  * the process output when it exits or times out first.
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@realtime-config/source', '--import', tsxLoader, mainTs, ...options.args],
-    {
-      cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-proc-')),
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const [command, commandArgs] = serverCommandLine(options.args, options.umask);
+  const child = spawn(command, commandArgs, {
+    cwd: options.cwd ?? mkdtempSync(path.join(tmpdir(), 'rc-proc-')),
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.on('exit', () => running.delete(child));
 

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -15,6 +25,8 @@ import { ADMIN_PASSWORD, ApiClient } from '@realtime-config/test-support/test-se
 
 const STRING = 1;
 const LOCAL = '--Authentication:Provider=Local';
+const SECRET = 'sk_live_kept-with-the-key-file';
+const KEY_FILE = 'secrets.key';
 
 /** Every file of a folder with a hash of its contents: what "left untouched" means. */
 function snapshotOf(dir: string): Record<string, string> {
@@ -28,9 +40,17 @@ function snapshotOf(dir: string): Record<string, string> {
   );
 }
 
-async function serverOn(dataDir: string): Promise<ServerProcess> {
-  return startServerProcess({ args: serverProcessArgs(await findFreePort(), [`--Database:DataDir=${dataDir}`]) });
+async function serverOn(dataDir: string, umask?: number): Promise<ServerProcess> {
+  return startServerProcess({
+    args: serverProcessArgs(await findFreePort(), [`--Database:DataDir=${dataDir}`]),
+    ...(umask === undefined ? {} : { umask }),
+  });
 }
+
+/** Tests that run several server processes one after the other: slow on a busy machine. */
+const SLOW_MS = 180_000;
+
+const modeOf = (file: string): string => (statSync(file).mode & 0o777).toString(8);
 
 /** What a server answers about the data: services, one version's entries, and the audit trail. */
 async function servedData(admin: ApiClient, serviceId: string, versionId: string) {
@@ -49,9 +69,11 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
   let serviceId: string;
   let versionId: string;
   let counter: { id: string; generation: number };
+  let secretId: string;
 
   beforeAll(async () => {
-    source = await serverOn(sourceDir);
+    // Started as `npm start` might be, under a umask that lets everyone read what it creates.
+    source = await serverOn(sourceDir, 0o000);
     admin = await new ApiClient(source.baseUrl).login('admin', ADMIN_PASSWORD);
     serviceId = (await admin.post('/api/services', { name: 'orders' })).body.id;
     versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1.0.0' })).body.id;
@@ -62,6 +84,14 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
     });
     expect(created.status).toBe(201);
     counter = { id: created.body.id, generation: created.body.generation };
+    const secret = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+      key: 'Payments:ApiKey',
+      valueType: STRING,
+      rawValue: SECRET,
+      isSecret: true,
+    });
+    expect(secret.status, secret.text).toBe(201);
+    secretId = secret.body.id;
   });
   afterAll(async () => {
     await killServerProcesses();
@@ -115,6 +145,7 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
       path.join(root, 'during.db'),
     ]);
     expect(restored).toMatchObject({ code: 0, stderr: '' });
+    copyFileSync(path.join(sourceDir, KEY_FILE), path.join(restoredDir, KEY_FILE));
     const copy = await serverOn(restoredDir);
     try {
       const client = await new ApiClient(copy.baseUrl).login('admin', ADMIN_PASSWORD);
@@ -133,24 +164,85 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
     }
   });
 
-  it('restores into an existing empty folder the same data the server serves', async () => {
-    const backup = await runServerCommand([
-      `--Database:DataDir=${sourceDir}`,
-      LOCAL,
-      'backup',
-      path.join(root, 'quiet.db'),
-    ]);
-    expect(backup.code).toBe(0);
-    const restoredDir = path.join(root, 'restored-quiet');
-    mkdirSync(restoredDir);
-    expect(
-      (await runServerCommand(['restore', path.join(root, 'quiet.db'), `--Database:DataDir=${restoredDir}`, LOCAL]))
-        .code,
-    ).toBe(0);
-    const copy = await serverOn(restoredDir);
+  it(
+    'keeps the data folder 0700 and the database, its -wal and -shm, the key file and backups 0600 under umask 000',
+    async () => {
+      expect(modeOf(sourceDir)).toBe('700');
+      for (const file of ['realtime-config.db', 'realtime-config.db-wal', 'realtime-config.db-shm', KEY_FILE]) {
+        expect({ file, mode: modeOf(path.join(sourceDir, file)) }).toEqual({ file, mode: '600' });
+      }
+      const backupFile = path.join(root, 'umask.db');
+      const backup = await runServerCommand(['backup', backupFile, `--Database:DataDir=${sourceDir}`, LOCAL], {
+        umask: 0o000,
+      });
+      expect(backup.code, backup.stderr).toBe(0);
+      expect(modeOf(backupFile)).toBe('600');
+      const restoredDir = path.join(root, 'restored-umask', 'data');
+      const restored = await runServerCommand(['restore', backupFile, `--Database:DataDir=${restoredDir}`, LOCAL], {
+        umask: 0o000,
+      });
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(modeOf(restoredDir)).toBe('700');
+      expect(modeOf(path.join(restoredDir, 'realtime-config.db'))).toBe('600');
+    },
+    SLOW_MS,
+  );
+
+  /** Where `backup` says the key file is, and where `restore` says it goes. */
+  let keyNamedByBackup: string;
+  let keyNamedByRestore: string;
+  const restoredQuiet = path.join(root, 'restored-quiet');
+
+  it(
+    'restores without the key file: the server refuses to start (exit 1, naming Secrets:MasterKeyFile) and creates no key',
+    async () => {
+      const backup = await runServerCommand([
+        `--Database:DataDir=${sourceDir}`,
+        LOCAL,
+        'backup',
+        path.join(root, 'quiet.db'),
+      ]);
+      expect(backup.code).toBe(0);
+      mkdirSync(restoredQuiet);
+      const restored = await runServerCommand([
+        'restore',
+        path.join(root, 'quiet.db'),
+        `--Database:DataDir=${restoredQuiet}`,
+        LOCAL,
+      ]);
+      expect(restored.code).toBe(0);
+
+      // The server exits on its own; if it served instead, it is killed after the timeout (code null).
+      const started = await runServerCommand(
+        serverProcessArgs(await findFreePort(), [`--Database:DataDir=${restoredQuiet}`]),
+        { timeoutMs: 90_000 },
+      );
+      expect(started.code, started.stdout + started.stderr).toBe(1);
+      expect(started.stdout + started.stderr).toContain('Secrets:MasterKeyFile');
+      expect(readdirSync(restoredQuiet)).not.toContain(KEY_FILE);
+      // Both commands said where the key file is, and where it goes.
+      keyNamedByBackup = /keep a copy of (\S+) for your backups/.exec(backup.stdout)?.[1] ?? '';
+      expect(keyNamedByBackup, backup.stdout).toBe(path.join(sourceDir, KEY_FILE));
+      keyNamedByRestore = /put the key file kept with it at (\S+) /.exec(restored.stdout)?.[1] ?? '';
+      expect(keyNamedByRestore, restored.stdout).toBe(path.join(restoredQuiet, KEY_FILE));
+    },
+    SLOW_MS,
+  );
+
+  it('restores with the key file put where restore says: every secret reads and reveals, the data is the same', async () => {
+    copyFileSync(keyNamedByBackup, keyNamedByRestore);
+    const copy = await serverOn(restoredQuiet);
     try {
       const client = await new ApiClient(copy.baseUrl).login('admin', ADMIN_PASSWORD);
-      expect(await servedData(client, serviceId, versionId)).toEqual(await servedData(admin, serviceId, versionId));
+      const served = await servedData(client, serviceId, versionId);
+      expect(served).toEqual(await servedData(admin, serviceId, versionId));
+      const secret = served.entries.find((e: { key: string }) => e.key === 'Payments:ApiKey');
+      expect(secret).toMatchObject({ redacted: true, rawValue: null });
+      expect(secret.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+      expect(secret).not.toHaveProperty('unreadable');
+      const revealed = await client.post(`/api/configentries/${serviceId}/${versionId}/${secretId}/reveal`);
+      expect(revealed.status, revealed.text).toBe(200);
+      expect(revealed.body.rawValue).toBe(SECRET);
     } finally {
       await copy.kill();
     }

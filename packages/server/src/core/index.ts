@@ -87,6 +87,7 @@ export {
   redactedValue,
   SecretKeys,
   UnreadableSecret,
+  type MasterKeySource,
   type RedactedValue,
   type SecretCipher,
   type SecretStore,

@@ -4,7 +4,10 @@ export interface StoredSession {
   readonly expiresAt: number;
 }
 
-/** Server-side sessions, shared by every instance on the database. */
+/**
+ * Server-side sessions, shared by every instance on the database. Stored under the SHA-256 of their
+ * id, never the id itself (the cookie's secret): a copy of the database resumes no session.
+ */
 export interface SessionStore {
   put(sessionId: string, session: StoredSession): Promise<void>;
   /** The session, expired or not; undefined when there is none. */

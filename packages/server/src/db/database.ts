@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
@@ -120,7 +120,32 @@ function refuseUnsupportedNodeForSqlite(): void {
 /** The embedded database's file inside Database:DataDir (with its `-wal` and `-shm` beside it). */
 export const SQLITE_FILE_NAME = 'realtime-config.db';
 
+/** Owner only: the data folder, and every file that holds the database or its master key. */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * The data folder (created 0700) and its database file (0600), whatever the umask: SQLite gives
+ * the -wal, -shm and journal files it creates the mode of the database file, so they are private
+ * too. Files an earlier release left readable by others are made private; a file of another owner
+ * is left as it is (the process could not open it for writing anyway).
+ */
 function sqliteFile(dataDir: string): string {
-  mkdirSync(dataDir, { recursive: true });
-  return path.join(dataDir, SQLITE_FILE_NAME);
+  if (mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined) {
+    chmodSync(dataDir, PRIVATE_DIR_MODE);
+  }
+  const file = path.join(dataDir, SQLITE_FILE_NAME);
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  for (const each of [file, `${file}-wal`, `${file}-shm`]) makePrivate(each);
+  return file;
+}
+
+/** chmod 0600 a file of ours; a missing file or one of another owner is left alone. */
+export function makePrivate(file: string): void {
+  try {
+    chmodSync(file, PRIVATE_FILE_MODE);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EPERM') throw error;
+  }
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { accessMigration } from './migrations/access.js';
+import { hashedSessionIdsMigration } from './migrations/hashed-session-ids.js';
 import { secretsMigration } from './migrations/secrets.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
 import { reviewAuthorsMigration } from './migrations/review-authors.js';
@@ -363,6 +364,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0011-webhooks': webhooksMigration(dialect),
         '0012-presence-servers': presenceServersMigration(dialect),
         '0013-review-authors': reviewAuthorsMigration(),
+        '0014-hashed-session-ids': hashedSessionIdsMigration(),
       }),
   };
 }

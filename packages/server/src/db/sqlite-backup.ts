@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
-  copyFileSync,
   fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
+  writeSync,
 } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { DEFAULT_MIGRATION_TABLE } from 'kysely';
-import { SQLITE_FILE_NAME } from './database.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, SQLITE_FILE_NAME } from './database.js';
 
 /** A backup or restore that was refused or failed; nothing was changed. */
 export class BackupError extends Error {
@@ -49,6 +51,9 @@ export async function backupSqlite(dataDir: string, target: string): Promise<Bac
   }
   const partial = path.join(targetDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.partial`);
   try {
+    // Created empty and private first: SQLite writes the copy into it (and gives its journal the
+    // same mode), so no moment of the backup is readable by others, whatever the umask.
+    closeSync(createPrivateFile(partial));
     db.pragma('busy_timeout = 5000');
     // The first step only starts the backup; the progress answer makes the next one copy everything.
     await db.backup(partial, { progress: () => ALL_PAGES });
@@ -87,8 +92,10 @@ export function restoreSqlite(backupFile: string, dataDir: string): BackupResult
   const target = path.join(dataDir, SQLITE_FILE_NAME);
   const partial = path.join(dataDir, `.restore-${randomBytes(4).toString('hex')}.partial`);
   try {
-    mkdirSync(dataDir, { recursive: true });
-    copyFileSync(backupFile, partial);
+    if (mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined) {
+      chmodSync(dataDir, PRIVATE_DIR_MODE);
+    }
+    copyPrivately(backupFile, partial);
     const migrations = checkedCopy(partial, 'WAL');
     syncFile(partial);
     renameSync(partial, target);
@@ -146,6 +153,36 @@ function refuseForeignOwner(file: string): void {
     throw new BackupError(
       `${file} belongs to the user with uid ${owner}: run this command as that user (for example sudo -u realtime-config …), so the files it creates stay usable by the server.`,
     );
+  }
+}
+
+/** An empty file only its owner may read and write (0600, whatever the umask); fails if it exists. */
+function createPrivateFile(file: string): number {
+  const fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
+  try {
+    chmodSync(file, PRIVATE_FILE_MODE);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** Copies a file into a new private one (fs.copyFile would give the copy the mode of the source). */
+function copyPrivately(source: string, target: string): void {
+  const from = openSync(source, 'r');
+  try {
+    const to = createPrivateFile(target);
+    try {
+      const buffer = Buffer.allocUnsafe(1024 * 1024);
+      for (let read; (read = readSync(from, buffer, 0, buffer.length, null)) > 0;) {
+        for (let written = 0; written < read;) written += writeSync(to, buffer, written, read - written);
+      }
+    } finally {
+      closeSync(to);
+    }
+  } finally {
+    closeSync(from);
   }
 }
 

@@ -160,3 +160,6 @@ export function hmacHex(key: Buffer, text: string): string {
 }
 
 export const isSealedText = (text: string): boolean => text.startsWith(`${VERSION}.`);
+
+/** The id of the master key that sealed a stored value (not secret: it is stored with the value). */
+export const sealedKeyId = (sealed: string): string => parse(sealed).keyId;

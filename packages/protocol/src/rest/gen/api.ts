@@ -2160,7 +2160,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Show a secret's value (canReveal policy); every reveal is audited as Revealed */
+    /**
+     * Show a secret's value (canReveal policy); every reveal is audited as Revealed
+     * @description A secret whose stored value cannot be decrypted (altered, or sealed by a master key that is not configured) answers 409, naming Secrets:MasterKeyFile and Secrets:PreviousKeyFiles.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2226,7 +2229,7 @@ export interface paths {
           };
         };
         /** @description RFC 9457 problem details */
-        500: {
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -2253,7 +2256,7 @@ export interface paths {
     put?: never;
     /**
      * Re-wrap every secret value with the current master key (canAll)
-     * @description Every stored copy of every secret value (current values, audit records, change requests, the change log), the webhook signing secrets and the fingerprint key get their data key wrapped by the key of Secrets:MasterKeyFile; the values themselves and their fingerprints stay. Afterwards the files of Secrets:PreviousKeyFiles can be removed. Values that no configured key opens are left as they are.
+     * @description Every stored copy of every secret value (current values, audit records, change requests, the change log), the webhook signing secrets, the fingerprint key and the session secret get their data key wrapped by the key of Secrets:MasterKeyFile; the values themselves and their fingerprints stay. Afterwards the files of Secrets:PreviousKeyFiles can be removed. Values that no configured key opens are left as they are.
      */
     post: {
       parameters: {

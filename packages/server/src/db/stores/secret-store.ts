@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { FINGERPRINT_KEY_SETTING, UnreadableSecret, type SecretCipher, type SecretStore } from '../../core/index.js';
+import { UnreadableSecret, type SecretCipher, type SecretStore } from '../../core/index.js';
 import type { DatabaseSchema } from '../schema.js';
 import { redactDeliveredEntry, rewrapSecrets, sealSecrets } from './sealed-json.js';
 import { sealSigningSecrets } from './webhook-secrets.js';
@@ -153,17 +153,20 @@ export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCiph
           count += changed;
         }
       }
-      const key = await db
+      // The values the server seals in settings (the fingerprint key, the session secret): not counted.
+      const settings = await db
         .selectFrom('settings')
-        .select('value')
-        .where('key', '=', FINGERPRINT_KEY_SETTING)
-        .executeTakeFirst();
-      const rewrappedKey = key ? rewrapOrKeep(cipher, key.value) : null;
-      if (rewrappedKey !== null) {
+        .select(['key', 'value'])
+        .where('value', 'like', 'rcsec1.%')
+        .execute();
+      for (const row of settings) {
+        const rewrapped = rewrapOrKeep(cipher, row.value);
+        if (rewrapped === null) continue;
         await db
           .updateTable('settings')
-          .set({ value: rewrappedKey })
-          .where('key', '=', FINGERPRINT_KEY_SETTING)
+          .set({ value: rewrapped })
+          .where('key', '=', row.key)
+          .where('value', '=', row.value)
           .execute();
       }
       return count;

@@ -13,5 +13,18 @@ export function createSettingsStore(db: Kysely<DatabaseSchema>): SettingsStore {
       const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
       return row.value;
     },
+    async all() {
+      const rows = await db.selectFrom('settings').select(['key', 'value']).execute();
+      return new Map(rows.map((row) => [row.key, row.value]));
+    },
+    async replace(key, expected, value) {
+      const result = await db
+        .updateTable('settings')
+        .set({ value })
+        .where('key', '=', key)
+        .where('value', '=', expected)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
   };
 }

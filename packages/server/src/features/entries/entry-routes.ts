@@ -183,10 +183,12 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: "Show a secret's value (canReveal policy); every reveal is audited as Revealed",
+        description:
+          'A secret whose stored value cannot be decrypted (altered, or sealed by a master key that is not configured) answers 409, naming Secrets:MasterKeyFile and Secrets:PreviousKeyFiles.',
         params: entryParams,
         response: {
           200: Type.Object({ rawValue: Nullable(Type.String()), generation: Type.Integer() }),
-          ...problems(400, 401, 403, 404, 500),
+          ...problems(400, 401, 403, 404, 409),
         },
       },
     },

@@ -112,13 +112,18 @@ describe.each(databaseKinds)('master keys on %s', (kind) => {
     const fingerprint = (await admin.get(base)).body[0].fingerprint;
     await server.close();
 
-    // Without the old key, nothing it sealed can be read: the secret reads as an error.
-    server = await start(database, [`--Secrets:MasterKeyFile=${newKey}`]);
-    admin = await server.admin();
-    const lost = (await admin.get(base)).body[0];
-    expect(lost).toMatchObject({ unreadable: true, rawValue: null, fingerprint: null, redacted: true });
-    expect((await admin.post(`${base}/${secretId}/reveal`)).status).toBe(500);
-    await server.close();
+    // Without the old key nothing it sealed can be read: a server with only the new key (or, on
+    // PostgreSQL, with none) refuses to start instead of serving every secret as unreadable.
+    for (const args of [[`--Secrets:MasterKeyFile=${newKey}`], ...(kind === 'postgres' ? [[]] : [])]) {
+      const refused = await startTestServer({ database, args }).then(
+        async (started) => {
+          await started.close();
+          return null;
+        },
+        (error: unknown) => error as Error,
+      );
+      expect(refused?.message, `started with ${args.join(' ') || 'no master key'}`).toContain('Secrets:MasterKeyFile');
+    }
 
     server = await start(database, [`--Secrets:MasterKeyFile=${newKey}`, `--Secrets:PreviousKeyFiles:0=${oldKey}`]);
     admin = await server.admin();
@@ -174,8 +179,16 @@ describe.each(databaseKinds)('master keys on %s', (kind) => {
     expect((byKey.get('Intact') as { fingerprint: string }).fingerprint).toMatch(/^[0-9a-f]{16,}$/);
     expect(byKey.get('Plain')).toMatchObject({ rawValue: 'plain' });
     const reveal = await admin.post(`${base}/${ids[0]}/reveal`);
-    expect(reveal.status).toBe(500);
+    expect(reveal.status).toBe(409);
+    expect(reveal.headers.get('content-type')).toContain('application/problem+json');
+    expect(reveal.body.detail).toContain('Tampered cannot be decrypted');
+    expect(reveal.body.detail).toContain('Secrets:PreviousKeyFiles');
     expect(reveal.text).not.toContain('original-secret');
+    const exported = await admin.get(
+      `${base.replace('configentries', 'configversions')}/export?format=json&includeSecrets=true`,
+    );
+    expect(exported.status).toBe(409);
+    expect(exported.body.detail).toContain('Tampered cannot be decrypted');
     expect((await admin.post(`${base}/${ids[1]}/reveal`)).body.rawValue).toBe('other-secret');
   });
 });

@@ -3,6 +3,7 @@ import {
   hasPolicy,
   requireReveal,
   revealedRecord,
+  unreadableSecret,
   type Caller,
   type SecretCipher,
   type UnitOfWork,
@@ -74,9 +75,7 @@ export class ConfigTransfer {
           const now = this.clock.nowMicros();
           const secrets = state.version ? state.entries.filter((e) => e.isSecret) : [];
           const unreadable = secrets.filter((e) => e.unreadable).map((e) => e.key);
-          if (unreadable.length > 0) {
-            throw new AppError('INTERNAL', `The stored values of ${unreadable.join(', ')} cannot be decrypted.`);
-          }
+          if (unreadable.length > 0) throw unreadableSecret(unreadable);
           await ctx.audit.appendMany(secrets.map((e) => revealedRecord(randomUUID(), caller, serviceId, e, now)));
           return state;
         })

@@ -11,7 +11,7 @@ import {
   type ReceivedDelivery,
   type WebhookReceiver,
 } from '@realtime-config/test-support/webhook-receiver';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { createMasterKeyFile, EnvelopeCipher, newMasterKey } from '../../platform/envelope-cipher.js';
 
 function keyFile(): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
@@ -141,7 +141,7 @@ describe.each(databaseKinds)('webhook signing secrets at rest on %s', (kind) => 
       .toContain('sealed-at-start');
   });
 
-  it('keeps webhooks signing across a master-key rotation; without the key that sealed it, sends nothing', async () => {
+  it('keeps webhooks signing across a master-key rotation; a signing secret no configured key opens sends nothing', async () => {
     const database = await scannableDatabase(kind);
     databases.push(database.db);
     const oldKey = keyFile();
@@ -158,9 +158,18 @@ describe.each(databaseKinds)('webhook signing secrets at rest on %s', (kind) => 
     const before = await storedSecrets(server, hook.id);
     await stop(server);
 
-    // The new key alone opens nothing the old one sealed: attempts are logged, nothing is sent.
-    server = await start(database.db, [`--Secrets:MasterKeyFile=${newKey}`]);
+    // The new key alone opens nothing the old one sealed: the server does not even start.
+    await expect(start(database.db, [`--Secrets:MasterKeyFile=${newKey}`])).rejects.toThrow(/Secrets:MasterKeyFile/);
+
+    server = await start(database.db, [`--Secrets:MasterKeyFile=${newKey}`, `--Secrets:PreviousKeyFiles:0=${oldKey}`]);
     admin = await server.admin();
+    // A signing secret sealed by a key that is not configured: attempts are logged, nothing is sent.
+    const sealedByAnother = new EnvelopeCipher(newMasterKey()).seal(hook.secret);
+    await server.internals.database.db
+      .updateTable('webhooks')
+      .set({ secret: sealedByAnother })
+      .where('id', '=', hook.id)
+      .execute();
     await set(admin, 'unsignable');
     const deliveries = `/api/services/${serviceId}/webhooks/${hook.id}/deliveries`;
     await expect
@@ -169,10 +178,11 @@ describe.each(databaseKinds)('webhook signing secrets at rest on %s', (kind) => 
     const [failed] = (await admin.get(deliveries)).body.deliveries;
     expect(failed.attempts[0].error).toMatch(/signing secret cannot be decrypted/);
     expect(r.received).toHaveLength(0);
-    await stop(server);
-
-    server = await start(database.db, [`--Secrets:MasterKeyFile=${newKey}`, `--Secrets:PreviousKeyFiles:0=${oldKey}`]);
-    admin = await server.admin();
+    await server.internals.database.db
+      .updateTable('webhooks')
+      .set({ secret: before.secret })
+      .where('id', '=', hook.id)
+      .execute();
     const rotated = await admin.post('/api/admin/secrets/rotate');
     expect(rotated.status, rotated.text).toBe(200);
     expect(rotated.body.rewrapped).toBeGreaterThanOrEqual(1);

@@ -104,7 +104,7 @@ export const CONFIG_KEYS = {
   },
   'Database:DataDir': {
     kind: { type: 'text', default: './data' },
-    doc: 'folder of the embedded database (file `realtime-config.db`, WAL mode), relative to the working directory; `memory://` keeps it in memory',
+    doc: 'folder of the embedded database (file `realtime-config.db`, WAL mode), relative to the working directory, created owner-only (0700, its files 0600); `memory://` keeps it in memory',
     essential: true,
   },
   'Authentication:Provider': {
@@ -268,12 +268,12 @@ export const CONFIG_KEYS = {
   'Session:Secret': {
     kind: { type: 'optional-text' },
     secret: true,
-    doc: 'cookie-signing secret (≥ 32 characters); unset: generated once and kept in the database, shared by all instances',
+    doc: 'cookie-signing secret (≥ 32 characters); unset: generated once and kept in the database (sealed by the master key of secret values when there is one), shared by all instances',
   },
   'Secrets:MasterKeyFile': {
     kind: { type: 'optional-text' },
     docDefault: '`<DataDir>/secrets.key` with the embedded database; none with PostgreSQL',
-    doc: 'file holding the master key of secret values: 32 random bytes in base64 (`openssl rand -base64 32`), relative to the working directory. With the embedded database and no key the server creates `secrets.key` (mode 0600) in `Database:DataDir` at first start; with PostgreSQL and no key, secrets are refused (409).; keeping and rotating it: `docs/secrets.md`',
+    doc: 'file holding the master key of secret values: 32 random bytes in base64 (`openssl rand -base64 32`), relative to the working directory. With the embedded database and no key the server creates `secrets.key` (0600) in `Database:DataDir`, only for a database that holds no sealed value; with PostgreSQL and no key, secrets are refused (409). Values no configured key opens stop the start. Backups and rotation: `docs/secrets.md`',
     essential: true,
   },
   'Secrets:PreviousKeyFiles': {
