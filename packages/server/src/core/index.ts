@@ -31,6 +31,7 @@ export {
   type ChangeNotice,
   type EntryChange,
 } from './changes.js';
+export type { Audience, NewestChanges } from './audience.js';
 export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
 export { entryAnswer, redactSecrets, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
@@ -46,7 +47,7 @@ export {
 export type { Page } from './page.js';
 export { memberIdsOf, requireServiceAccess, roleIn, type RoleLookup, type ServiceAction } from './service-access.js';
 export type { PersonalTokenRecord, PersonalTokenStore } from './personal-tokens.js';
-export type { PresenceRecord, PresenceStore } from './presence.js';
+export { isUpToDate, type PresenceCount, type PresenceRecord, type PresenceStore } from './presence.js';
 export {
   SERVICE_ROLES,
   type MemberRecord,

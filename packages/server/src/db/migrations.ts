@@ -2,6 +2,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely
 import { accessMigration } from './migrations/access.js';
 import { secretsMigration } from './migrations/secrets.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
+import { streamAudienceMigration } from './migrations/stream-audience.js';
 import { streamPresenceMigration } from './migrations/stream-presence.js';
 import { webhooksMigration } from './migrations/webhooks.js';
 import type { Dialect } from './schema.js';
@@ -361,6 +362,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0010-secrets': secretsMigration(dialect),
         '0011-webhooks': webhooksMigration(dialect),
         '0012-presence-servers': presenceServersMigration(dialect),
+        '0016-stream-audience': streamAudienceMigration(),
       }),
   };
 }
