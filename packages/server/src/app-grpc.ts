@@ -9,6 +9,7 @@ import {
   createGrpcAuthorizer,
   createGrpcGateway,
   CredentialRechecks,
+  StreamAdmission,
   Subscriptions,
   type StreamPresence,
   VersionSnapshots,
@@ -54,14 +55,21 @@ export interface GrpcParts {
 export function composeGrpc(parts: GrpcParts) {
   const { config, uow, hub, clock, ids, logger, metrics } = parts;
   const rechecks = new CredentialRechecks(CREDENTIAL_RECHECK_MS, logger);
+  const admission = new StreamAdmission(
+    {
+      maxStreams: config.server.maxStreams,
+      perConnection: config.server.maxStreamsPerConnection,
+      perAddress: config.server.maxStreamsPerAddress,
+    },
+    (reason) => metrics.streamsRefused.inc({ reason }),
+  );
   const subscriptions = new Subscriptions(uow, hub, {
     rechecks,
     presence: parts.presence,
-    maxStreams: config.server.maxStreams,
+    admission,
     metrics: {
       onDelivered: (events) => metrics.eventsDelivered.inc(events),
       onDropped: () => metrics.subscribersDropped.inc(),
-      onRefused: () => metrics.streamsRefused.inc(),
     },
   });
   metrics.countOpenSubscriptionsWith(() => subscriptions.count);

@@ -1,3 +1,5 @@
+import type { NewestChanges } from './audience.js';
+
 export interface EntryRecord {
   readonly id: string;
   readonly versionId: string;
@@ -69,8 +71,9 @@ export interface EntryStore {
   /** Every entry of the version changed after the timestamp, tombstones included, in change order. */
   changedSince(versionId: string, afterMicros: number): Promise<EntryRecord[]>;
   /**
-   * Timestamp of the version's newest entry change, deletions included (0 when none): the newest
-   * change its streams are sent. The version's clock can be later (a version update ticks it).
+   * Timestamps of the version's newest entry change, deletions included (0 when none), for each
+   * audience: `secrets` every entry, `public` the entries that are not secret (a change that made an
+   * entry secret reaches no public stream). The version's clock can be later (a version update ticks it).
    */
-  lastChangedAt(versionId: string): Promise<number>;
+  newestChanges(versionId: string): Promise<NewestChanges>;
 }

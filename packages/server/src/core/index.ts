@@ -39,6 +39,7 @@ export {
   type ChangeNotice,
   type EntryChange,
 } from './changes.js';
+export type { Audience, NewestChanges } from './audience.js';
 export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
 export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
@@ -65,7 +66,7 @@ export {
   type ServiceAction,
 } from './service-access.js';
 export type { PersonalTokenRecord, PersonalTokenStore } from './personal-tokens.js';
-export type { PresenceRecord, PresenceStore } from './presence.js';
+export { isUpToDate, type PresenceCount, type PresenceRecord, type PresenceStore } from './presence.js';
 export {
   SERVICE_ROLES,
   type MemberRecord,

@@ -1,3 +1,5 @@
+import type { Audience, NewestChanges } from './audience.js';
+
 /**
  * One open change stream as the presence table holds it: what each server instance on a shared
  * database tells the others about the streams it serves (PostgreSQL; with SQLite there is one
@@ -23,6 +25,28 @@ export interface PresenceRecord {
   readonly resumedFrom: number;
   /** Timestamp of the newest change sent on the stream; null when none was. */
   readonly lastEvent: number | null;
+  /** Whether the stream receives secret entries; null for a row written by an older release. */
+  readonly audience: Audience | null;
+}
+
+/** How many streams a version has, and how many of them are up to date. */
+export interface PresenceCount {
+  readonly total: number;
+  readonly upToDate: number;
+}
+
+/**
+ * The rule of "up to date": a stream has every change it may receive up to what was sent on it, or up
+ * to the timestamp it resumed from, and is up to date when that reaches the newest change of its
+ * audience (a stream without secrets is not behind after a change of a secret entry). A row of an
+ * older release, whose audience is unknown, is measured against every change. The presence store
+ * counts by the same rule in SQL.
+ */
+export function isUpToDate(
+  stream: Pick<PresenceRecord, 'resumedFrom' | 'lastEvent' | 'audience'>,
+  newest: NewestChanges,
+): boolean {
+  return Math.max(stream.resumedFrom, stream.lastEvent ?? 0) >= newest[stream.audience ?? 'secrets'];
 }
 
 /**
@@ -41,8 +65,18 @@ export interface PresenceStore {
    * instance took it for dead (a stall longer than the expiry) and deleted its streams' rows.
    */
   heartbeat(serverInstance: string): Promise<boolean>;
-  /** The streams of a version of instances whose heartbeat is at most `maxAgeMicros` old, other instances' only. */
-  listVersion(versionId: string, maxAgeMicros: number, exceptServer: string): Promise<PresenceRecord[]>;
+  /**
+   * The oldest `limit` streams of a version (by connection time) of instances whose heartbeat is at
+   * most `maxAgeMicros` old, other instances' only.
+   */
+  listVersion(versionId: string, maxAgeMicros: number, exceptServer: string, limit: number): Promise<PresenceRecord[]>;
+  /** Counts the same streams as listVersion, all of them, and those up to date by `isUpToDate`. */
+  countVersion(
+    versionId: string,
+    maxAgeMicros: number,
+    exceptServer: string,
+    newest: NewestChanges,
+  ): Promise<PresenceCount>;
   /** Deletes the streams of instances whose heartbeat is older than `maxAgeMicros` (they died); returns how many. */
   removeExpired(maxAgeMicros: number): Promise<number>;
   /** Deletes every row of a server instance (it shuts down). */

@@ -4,6 +4,7 @@ import { hashedSessionIdsMigration } from './migrations/hashed-session-ids.js';
 import { secretsMigration } from './migrations/secrets.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
 import { reviewAuthorsMigration } from './migrations/review-authors.js';
+import { streamAudienceMigration } from './migrations/stream-audience.js';
 import { streamPresenceMigration } from './migrations/stream-presence.js';
 import { webhooksMigration } from './migrations/webhooks.js';
 import type { Dialect } from './schema.js';
@@ -365,6 +366,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0012-presence-servers': presenceServersMigration(dialect),
         '0013-review-authors': reviewAuthorsMigration(),
         '0014-hashed-session-ids': hashedSessionIdsMigration(),
+        '0015-stream-audience': streamAudienceMigration(),
       }),
   };
 }

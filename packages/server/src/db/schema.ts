@@ -246,6 +246,8 @@ export interface StreamPresenceTable {
    * (the instance's heartbeat is in presence_servers), so that older instances never expire its rows.
    */
   heartbeat: number;
+  /** 'secrets' or 'public': whether the stream receives secret entries; null in rows of older releases. */
+  audience: string | null;
 }
 
 /** The heartbeat of each server instance that writes stream presence (database time, µs). */

@@ -62,16 +62,24 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMapping>> = {
 /** Field name → messages, as in the `errors` member of a validation problem. */
 export type FieldErrors = Record<string, string[]>;
 
+/** What an error tells the client beside its code and message; each transport renders it (see below). */
+export interface ErrorMetadata {
+  /** How long the client should wait before it tries again, in milliseconds. */
+  readonly retryAfterMs?: number;
+}
+
 export class AppError extends Error {
   override readonly name = 'AppError';
+  readonly metadata: ErrorMetadata;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly fieldErrors?: FieldErrors,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; metadata?: ErrorMetadata },
   ) {
     super(message, options);
+    this.metadata = options?.metadata ?? {};
   }
 
   static invalid(message: string, fieldErrors?: FieldErrors): AppError {
@@ -97,6 +105,24 @@ export class AppError extends Error {
   static forbidden(message = 'Insufficient permissions.'): AppError {
     return new AppError('PERMISSION_DENIED', message);
   }
+}
+
+/**
+ * An error's metadata as gRPC metadata (trailers, or ConnectError metadata): `retry-after-ms`, which
+ * the SDK honours. The one place every gRPC transport takes it from.
+ */
+export function grpcMetadataOf(error: AppError): Readonly<Record<string, string>> {
+  const { retryAfterMs } = error.metadata;
+  return retryAfterMs === undefined ? {} : { 'retry-after-ms': String(Math.max(0, Math.round(retryAfterMs))) };
+}
+
+/**
+ * An error's metadata as HTTP response headers: `Retry-After` in whole seconds (RFC 9110 §10.2.3),
+ * rounded up so a client never comes back early. The one place REST takes it from.
+ */
+export function httpHeadersOf(error: AppError): Readonly<Record<string, string>> {
+  const { retryAfterMs } = error.metadata;
+  return retryAfterMs === undefined ? {} : { 'retry-after': String(Math.max(0, Math.ceil(retryAfterMs / 1000))) };
 }
 
 export function httpStatusToCode(status: number): ErrorCode {

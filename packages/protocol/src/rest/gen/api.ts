@@ -3710,9 +3710,12 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description The oldest 500 open streams at most, oldest first */
               instances: components['schemas']['Instance'][];
               latestTimestamp: string | null;
+              /** @description Every open stream of the version, listed or not */
               total: number;
+              /** @description Of every open stream, those up to date */
               upToDate: number;
             };
           };
@@ -5302,7 +5305,7 @@ export interface components {
        */
       connectedAt: string;
       lastEventTimestamp: string | null;
-      /** @description No change of the version is newer than what the stream has */
+      /** @description No change the stream may receive is newer than what it has (a stream without secrets is not behind after a secret changed) */
       upToDate: boolean;
     };
     AuditRecord: {

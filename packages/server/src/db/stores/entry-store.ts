@@ -224,13 +224,16 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         .execute();
       return rows.map(record);
     },
-    async lastChangedAt(versionId) {
+    async newestChanges(versionId) {
       const row = await db
         .selectFrom('entries')
-        .select((eb) => eb.fn.max('changed_at').as('last'))
+        .select((eb) => [
+          eb.fn.max('changed_at').as('all'),
+          eb.fn.max(eb.case().when('is_secret', '=', 0).then(eb.ref('changed_at')).end()).as('public'),
+        ])
         .where('version_id', '=', versionId)
         .executeTakeFirst();
-      return Number(row?.last ?? 0);
+      return { secrets: Number(row?.all ?? 0), public: Number(row?.public ?? 0) };
     },
   };
 }

@@ -1,11 +1,13 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import type { PresenceRecord, PresenceStore } from '../../core/index.js';
+import type { Audience, PresenceRecord, PresenceStore } from '../../core/index.js';
 import { inChunks, MAX_BOUND_VALUES } from '../in-chunks.js';
 import type { DatabaseSchema, Dialect, StreamPresenceTable } from '../schema.js';
 import { slices } from '../../platform/slices.js';
 
 /** Columns bound per row of a multi-row insert. */
-const INSERT_COLUMNS = 13;
+const INSERT_COLUMNS = 14;
+
+const audienceOf = (text: string | null): Audience | null => (text === 'secrets' || text === 'public' ? text : null);
 
 function labelsOf(text: string): Array<[string, string]> {
   try {
@@ -34,6 +36,7 @@ function toRecord(row: Selectable<StreamPresenceTable>): PresenceRecord {
     connectedAt: Number(row.connected_at),
     resumedFrom: Number(row.resumed_from),
     lastEvent: row.last_event === null ? null : Number(row.last_event),
+    audience: audienceOf(row.audience),
   };
 }
 
@@ -54,6 +57,14 @@ const NOT_AGED_BY_ITS_OWN_HEARTBEAT = 9_000_000_000_000_000;
 
 export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect): PresenceStore {
   const now = () => databaseNow(dialect);
+  /** The stream rows of a version held by live instances other than `exceptServer`. */
+  const versionStreams = (versionId: string, maxAgeMicros: number, exceptServer: string) =>
+    db
+      .selectFrom('stream_presence')
+      .innerJoin('presence_servers', 'presence_servers.server_instance', 'stream_presence.server_instance')
+      .where('stream_presence.version_id', '=', versionId)
+      .where('presence_servers.heartbeat', '>=', sql<number>`${now()} - ${maxAgeMicros}`)
+      .where('stream_presence.server_instance', '<>', exceptServer);
   return {
     async add(records) {
       for (const slice of slices(records, Math.floor(MAX_BOUND_VALUES / INSERT_COLUMNS))) {
@@ -74,6 +85,7 @@ export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect
               resumed_from: r.resumedFrom,
               last_event: r.lastEvent,
               heartbeat: NOT_AGED_BY_ITS_OWN_HEARTBEAT,
+              audience: r.audience,
             })),
           )
           .onConflict((oc) => oc.columns(['server_instance', 'stream_no']).doNothing())
@@ -115,17 +127,31 @@ export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect
         .execute();
       return false;
     },
-    async listVersion(versionId, maxAgeMicros, exceptServer) {
-      const rows = await db
-        .selectFrom('stream_presence')
-        .innerJoin('presence_servers', 'presence_servers.server_instance', 'stream_presence.server_instance')
+    async listVersion(versionId, maxAgeMicros, exceptServer, limit) {
+      const rows = await versionStreams(versionId, maxAgeMicros, exceptServer)
         .selectAll('stream_presence')
-        .where('stream_presence.version_id', '=', versionId)
-        .where('presence_servers.heartbeat', '>=', sql<number>`${now()} - ${maxAgeMicros}`)
-        .where('stream_presence.server_instance', '<>', exceptServer)
         .orderBy('stream_presence.connected_at')
+        .limit(limit)
         .execute();
       return rows.map(toRecord);
+    },
+    async countVersion(versionId, maxAgeMicros, exceptServer, newest) {
+      // isUpToDate (core/presence.ts) in SQL: what the stream has reaches the newest change of its
+      // audience; a row without an audience (an older release's) is measured against every change.
+      const newestOfStream = sql`(case when stream_presence.audience = 'public'
+        then cast(${newest.public} as bigint) else cast(${newest.secrets} as bigint) end)`;
+      const row = await versionStreams(versionId, maxAgeMicros, exceptServer)
+        .select((eb) => [
+          eb.fn.countAll<number | string | bigint>().as('total'),
+          eb.fn
+            .sum<number | string | bigint | null>(
+              sql`case when stream_presence.resumed_from >= ${newestOfStream}
+                or coalesce(stream_presence.last_event, 0) >= ${newestOfStream} then 1 else 0 end`,
+            )
+            .as('up_to_date'),
+        ])
+        .executeTakeFirst();
+      return { total: Number(row?.total ?? 0), upToDate: Number(row?.up_to_date ?? 0) };
     },
     async removeExpired(maxAgeMicros) {
       const cutoff = sql<number>`${now()} - ${maxAgeMicros}`;

@@ -13,8 +13,8 @@ export interface Metrics {
   countConnectedInstancesWith(source: () => Iterable<{ serviceId: string; versionId: string; count: number }>): void;
   readonly eventsDelivered: Counter;
   readonly subscribersDropped: Counter;
-  /** New change streams refused at Server:MaxStreams. */
-  readonly streamsRefused: Counter;
+  /** New change streams refused at a stream limit, by the limit (see StreamAdmission). */
+  readonly streamsRefused: Counter<'reason'>;
   readonly changesReceived: Counter;
   /** Connections the listener closed to make room or because they sat idle, by reason. */
   readonly connectionsEvicted: Counter<'reason'>;
@@ -93,7 +93,8 @@ export function createMetrics(): Metrics {
     }),
     streamsRefused: new Counter({
       name: 'realtime_streams_refused_total',
-      help: 'New change streams refused with RESOURCE_EXHAUSTED at Server:MaxStreams',
+      help: 'New change streams refused with RESOURCE_EXHAUSTED at a stream limit, by reason: max-streams, anonymous, per-address, per-connection',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     subscribersDropped: new Counter({

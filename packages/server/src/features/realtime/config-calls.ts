@@ -23,6 +23,7 @@ import { AppError } from '../../platform/errors.js';
 import type { VersionRegistration } from '../versions/index.js';
 import { bearerOf, sameCaller, type GrpcAuthorizer, type GrpcCredentials } from './grpc-authorizer.js';
 import { parseSubscribeRequest, requireLabel, requireUuid, type ParsedSubscribeRequest } from './subscribe-request.js';
+import type { StreamCredentials } from './subscriptions.js';
 import type { VersionSnapshots } from './version-snapshots.js';
 
 export interface ConfigCallDependencies {
@@ -38,13 +39,12 @@ export interface ConfigCallDependencies {
 /** A StartSubscribe request checked and authorized, with the check its stream repeats while open. */
 export interface AuthorizedSubscription extends ParsedSubscribeRequest {
   /**
-   * Checks again that the stream's credentials still stand (an API key not revoked, a session not
-   * ended, a membership not removed); throws UNAUTHENTICATED or PERMISSION_DENIED when not.
-   * Null for an anonymous stream: there is nothing to revoke.
+   * The stream's credentials and how to check again that they still stand (an API key not revoked,
+   * a session not ended, a membership not removed; the check throws UNAUTHENTICATED or
+   * PERMISSION_DENIED when not). Null for an anonymous caller: nothing to revoke, and the stream
+   * counts as one without credentials under the stream limits.
    */
-  readonly recheck: (() => Promise<void>) | null;
-  /** Streams with equal keys share one recheck. */
-  readonly credentialKey: string;
+  readonly credentials: StreamCredentials | null;
   /** The caller receives secret entries (an API key with the `secrets` scope, a canReveal user). */
   readonly withSecrets: boolean;
 }
@@ -145,17 +145,16 @@ export class ConfigCalls {
     this.requireStarted();
     const parsed = parseSubscribeRequest(request);
     const caller = await this.authorize(credentials, parsed.serviceId, 'read');
-    const recheck =
-      caller.kind === 'anonymous'
-        ? null
-        : async () => {
-            const again = await this.deps.authorizer.callerOf(credentials);
-            if (!sameCaller(caller, again)) {
-              throw AppError.unauthenticated('The credentials of this stream were revoked or have expired.');
-            }
-            await requireServiceAccess(this.deps.uow.read, again, parsed.serviceId, 'read');
-          };
-    const credentialKey = [credentials.authorization ?? '', credentials.cookie ?? '', parsed.serviceId].join('\n');
-    return { ...parsed, recheck, credentialKey, withSecrets: secretsReach(caller, credentials) };
+    const withSecrets = secretsReach(caller, credentials);
+    if (caller.kind === 'anonymous') return { ...parsed, credentials: null, withSecrets };
+    const recheck = async (): Promise<void> => {
+      const again = await this.deps.authorizer.callerOf(credentials);
+      if (!sameCaller(caller, again)) {
+        throw AppError.unauthenticated('The credentials of this stream were revoked or have expired.');
+      }
+      await requireServiceAccess(this.deps.uow.read, again, parsed.serviceId, 'read');
+    };
+    const key = [credentials.authorization ?? '', credentials.cookie ?? '', parsed.serviceId].join('\n');
+    return { ...parsed, credentials: { key, recheck }, withSecrets };
   }
 }

@@ -5,11 +5,15 @@ import type { ConfigCalls } from './config-calls.js';
 import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
+import type { StreamOrigin } from './stream-admission.js';
 import { streamClientOf } from './stream-client.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
 
-/** The peer address of a call's connection; the gateway sets it (Connect-ES does not carry it). */
-export const peerAddressKey = createContextKey<string | undefined>(undefined, { description: 'peer address' });
+/** The connection and peer address of a call; the gateway sets it (Connect-ES does not carry them). */
+export const streamOriginKey = createContextKey<StreamOrigin>(
+  { connection: null, address: null },
+  { description: 'stream origin' },
+);
 
 export interface ConfigRpcDependencies {
   readonly calls: ConfigCalls;
@@ -61,10 +65,9 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
 
       async *startSubscribe(request, context): AsyncGenerator<SubscriptionEvent> {
         const parsed = await guard(() => calls.subscribeRequest(request, credentialsOf(context)));
+        const origin = context.values.get(streamOriginKey);
         const client = await guard(() =>
-          Promise.resolve(
-            streamClientOf((name) => context.requestHeader.get(name) ?? undefined, context.values.get(peerAddressKey)),
-          ),
+          Promise.resolve(streamClientOf((name) => context.requestHeader.get(name) ?? undefined, origin.address)),
         );
         const queue = new BatchQueue(deps.maxBufferedBytes);
         // Listen before the backfill is read: a client gone meanwhile must still end its subscription.
@@ -74,13 +77,16 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
           if (context.signal.aborted) onAbort();
           const subscription = await guard(() =>
             subscriptions.open(
-              parsed.serviceId,
-              parsed.versionId,
-              parsed.afterTimestamp,
+              {
+                serviceId: parsed.serviceId,
+                versionId: parsed.versionId,
+                afterTimestamp: parsed.afterTimestamp,
+                audience: audienceOf(parsed.withSecrets),
+                credentials: parsed.credentials,
+                client,
+                origin,
+              },
               queue,
-              { key: parsed.credentialKey, recheck: parsed.recheck },
-              client,
-              audienceOf(parsed.withSecrets),
             ),
           );
           try {

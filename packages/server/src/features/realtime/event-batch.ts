@@ -5,14 +5,15 @@ import {
   timestampFromMicros,
   type SubscriptionEvent,
 } from '../../protocol.js';
-import type { EntryChange } from '../../core/index.js';
+import type { Audience, EntryChange } from '../../core/index.js';
 import { grpcFrame } from './native-grpc.js';
 
 /**
- * Who an answer is for: callers allowed to read secrets get them; everyone else gets the version
- * without its secret entries (left out, never null). Unreadable secrets are left out for all.
+ * Who an answer is for (core's Audience): callers allowed to read secrets get them; everyone else
+ * gets the version without its secret entries (left out, never null). Unreadable secrets are left
+ * out for all.
  */
-export type Audience = 'secrets' | 'public';
+export type { Audience };
 
 export const audienceOf = (withSecrets: boolean): Audience => (withSecrets ? 'secrets' : 'public');
 

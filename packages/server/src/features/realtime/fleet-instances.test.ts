@@ -1,7 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import type http2 from 'node:http2';
+import { tmpdir } from 'node:os';
+import nodePath from 'node:path';
+import { create, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
+import { SERVICE_PATH, StartSubscribeRequestSchema, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
-import { registerVersion } from '@realtime-config/test-support/realtime-fixtures';
+import { frameOf, openRawStream, rawSession, type RawStream } from '@realtime-config/test-support/raw-grpc';
+import { entriesByKey, registerVersion, setValue } from '@realtime-config/test-support/realtime-fixtures';
 import {
   findFreePort,
   killServerProcesses,
@@ -11,6 +18,8 @@ import {
 } from '@realtime-config/test-support/server-process';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { MAX_LISTED_INSTANCES } from './fleet-queries.js';
 
 /**
  * Who is connected, across server instances on one PostgreSQL database: each lists the streams of
@@ -19,7 +28,9 @@ import { startTestServer, type ApiClient, type TestServer } from '@realtime-conf
 
 interface Instances {
   instances: Array<{ instanceId: string | null; serverInstance: string; upToDate: boolean }>;
+  latestTimestamp: string | null;
   total: number;
+  upToDate: number;
 }
 
 async function instancesUntil(
@@ -38,9 +49,10 @@ async function instancesUntil(
   }
 }
 
-const withInstanceId = (id: string): grpc.Metadata => {
+const withInstanceId = (id: string, authorization?: string): grpc.Metadata => {
   const metadata = new grpc.Metadata();
   metadata.set('x-rc-instance-id', id);
+  if (authorization) metadata.set('authorization', authorization);
   return metadata;
 };
 
@@ -55,12 +67,17 @@ describe.skipIf(!postgresUrl)('instances across server instances on one PostgreS
   let serviceId: string;
   let versionId: string;
   const open: Subscription[] = [];
+  const sessions: http2.ClientHttp2Session[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
-    b = await startTestServer({ database });
+    // One master key for both instances: the secret entry of the last test needs it.
+    const keyFile = nodePath.join(mkdtempSync(nodePath.join(tmpdir(), 'rc-key-')), 'master.key');
+    createMasterKeyFile(keyFile);
+    const secrets = `--Secrets:MasterKeyFile=${keyFile}`;
+    b = await startTestServer({ database, args: [secrets] });
     a = await startServerProcess({
-      args: serverProcessArgs(await findFreePort(), database.args),
+      args: serverProcessArgs(await findFreePort(), [...database.args, secrets]),
       startTimeoutMs: 60_000,
     });
     adminB = await b.admin();
@@ -72,6 +89,7 @@ describe.skipIf(!postgresUrl)('instances across server instances on one PostgreS
   }, 90_000);
   afterAll(async () => {
     for (const s of open) s.cancel();
+    for (const s of sessions) s.destroy();
     grpcA?.close();
     grpcB?.close();
     await killServerProcesses();
@@ -84,6 +102,55 @@ describe.skipIf(!postgresUrl)('instances across server instances on one PostgreS
     open.push(sub);
     return sub;
   };
+
+  it('counts the streams of another instance by what each may receive, and lists the oldest of them only', async () => {
+    const key = (await adminB.post(`/api/services/${serviceId}/apikeys`, { name: 'sdk', scopes: ['read'] })).body.key;
+    const { versionId: withSecret } = await grpcB.createVersion(
+      {
+        serviceId,
+        version: '2.0.0',
+        classes: [
+          {
+            name: 'Options',
+            entries: [{ key: 'Token', name: 'Token', valueType: ValueType.STRING, value: 'one', isSecret: true }],
+          },
+        ],
+      },
+      withInstanceId('registrar'),
+    );
+    const url = `/api/configversions/${serviceId}/${withSecret}/instances`;
+    // A stream without the secrets scope on A, and more streams than the list shows (Server:
+    // MaxStreamsPerConnection is 100 by default: spread over connections).
+    const sdk = grpcA.subscribe({ serviceId, versionId: withSecret }, withInstanceId('sdk-on-a', `Bearer ${key}`));
+    open.push(sdk);
+    const request = frameOf(
+      toBinary(StartSubscribeRequestSchema, create(StartSubscribeRequestSchema, { serviceId, versionId: withSecret })),
+    );
+    const count = MAX_LISTED_INSTANCES + 10;
+    const streams: RawStream[] = [];
+    for (let opened = 0; opened < count; opened += 100) {
+      const session = rawSession(`http://127.0.0.1:${a.port}`);
+      sessions.push(session);
+      for (let i = opened; i < Math.min(count, opened + 100); i++) {
+        streams.push(openRawStream(session, `${SERVICE_PATH}/StartSubscribe`, request));
+      }
+    }
+    expect((await Promise.all(streams.map((s) => s.outcome))).filter((o) => o.open)).toHaveLength(count);
+    const before = await instancesUntil(adminB, url, (x) => x.total === count + 1, 10_000);
+    expect(before.instances).toHaveLength(MAX_LISTED_INSTANCES);
+    expect(before.upToDate).toBe(count + 1);
+
+    // The secret changes: none of A's streams may receive it, so none is behind.
+    const token = (await entriesByKey(adminB, serviceId, withSecret)).Token!;
+    await setValue(adminB, serviceId, withSecret, token, 'two');
+    const after = await instancesUntil(adminB, url, (x) => x.latestTimestamp !== before.latestTimestamp, 10_000);
+    expect(after.total).toBe(count + 1);
+    expect(after.upToDate).toBe(count + 1);
+    expect(after.instances.every((i) => i.upToDate)).toBe(true);
+    for (const s of streams) s.close();
+    sdk.cancel();
+    await instancesUntil(adminB, url, (x) => x.total === 0, 10_000);
+  }, 60_000);
 
   it('lists a stream of another instance, drops it when it closes, and expires those of an instance that died', async () => {
     const onB = subscribe(grpcB, 'on-b');

@@ -2,10 +2,21 @@ import type { UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { FleetStream, StreamPresence } from './presence.js';
 
+/**
+ * How many streams the instances list shows at most: the oldest ones. The console reads the list
+ * every 2 s; a flood of streams must not make each answer megabytes. `total` and `upToDate` still
+ * count every stream.
+ */
+export const MAX_LISTED_INSTANCES = 500;
+
 export interface VersionInstances {
+  /** The oldest MAX_LISTED_INSTANCES streams, oldest first. */
   readonly instances: ReadonlyArray<FleetStream & { readonly upToDate: boolean }>;
   /** Timestamp of the version's newest entry change; null when it has none. */
   readonly latestTimestamp: number | null;
+  /** Every open stream of the version. */
+  readonly total: number;
+  /** Of them, those up to date. */
   readonly upToDate: number;
 }
 
@@ -21,19 +32,15 @@ export class FleetQueries {
     if (!(await this.uow.read.versions.get(serviceId.toLowerCase(), id))) {
       throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     }
-    // The streams first, then the newest change: a change between the two reads counts against them.
-    // Entry changes only: a version update (its description, protection) is sent to no stream.
-    const streams = await this.presence.list(id);
-    const latest = await this.uow.read.entries.lastChangedAt(id);
-    const instances = streams.map((s) => ({
-      ...s,
-      // It has every change up to what it was sent, or up to where it resumed from.
-      upToDate: Math.max(s.resumedFrom, s.lastEvent ?? 0) >= latest,
-    }));
+    // Entry changes only: a version update (its description, protection) is sent to no stream. Each
+    // stream is measured against the newest change it may receive (its audience's).
+    const newest = await this.uow.read.entries.newestChanges(id);
+    const summary = await this.presence.summary(id, newest, MAX_LISTED_INSTANCES);
     return {
-      instances,
-      latestTimestamp: latest > 0 ? latest : null,
-      upToDate: instances.filter((i) => i.upToDate).length,
+      instances: summary.streams,
+      latestTimestamp: newest.secrets > 0 ? newest.secrets : null,
+      total: summary.total,
+      upToDate: summary.upToDate,
     };
   }
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { microsToIso } from '../../platform/clock.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import type { FleetQueries } from './fleet-queries.js';
+import { MAX_LISTED_INSTANCES, type FleetQueries } from './fleet-queries.js';
 
 const InstanceSchema = Type.Object(
   {
@@ -15,19 +15,24 @@ const InstanceSchema = Type.Object(
     serverInstance: Type.String({ description: 'The server instance holding the stream' }),
     connectedAt: Timestamp,
     lastEventTimestamp: Nullable({ ...Timestamp, description: 'The newest change sent on the stream' }),
-    upToDate: Type.Boolean({ description: 'No change of the version is newer than what the stream has' }),
+    upToDate: Type.Boolean({
+      description:
+        'No change the stream may receive is newer than what it has (a stream without secrets is not behind after a secret changed)',
+    }),
   },
   { $id: 'Instance' },
 );
 
 const InstancesSchema = Type.Object({
-  instances: Type.Array(Type.Unsafe<unknown>({ $ref: 'Instance#' })),
+  instances: Type.Array(Type.Unsafe<unknown>({ $ref: 'Instance#' }), {
+    description: `The oldest ${MAX_LISTED_INSTANCES} open streams at most, oldest first`,
+  }),
   latestTimestamp: Nullable({
     ...Timestamp,
     description: "The version's newest entry change (what its streams are sent; a version update does not count)",
   }),
-  total: Type.Integer(),
-  upToDate: Type.Integer(),
+  total: Type.Integer({ description: 'Every open stream of the version, listed or not' }),
+  upToDate: Type.Integer({ description: 'Of every open stream, those up to date' }),
 });
 
 /** GET …/instances: the open change streams of a version on every server instance. */
@@ -59,7 +64,7 @@ export const fleetRoutes: FastifyPluginAsyncTypebox<{ queries: FleetQueries }> =
           upToDate: i.upToDate,
         })),
         latestTimestamp: result.latestTimestamp === null ? null : microsToIso(result.latestTimestamp),
-        total: result.instances.length,
+        total: result.total,
         upToDate: result.upToDate,
       };
     },

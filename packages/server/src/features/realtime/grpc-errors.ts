@@ -1,5 +1,5 @@
 import { Code, ConnectError } from '@connectrpc/connect';
-import { AppError, errorTable } from '../../platform/errors.js';
+import { AppError, errorTable, grpcMetadataOf } from '../../platform/errors.js';
 
 interface Logger {
   error(obj: object, msg: string): void;
@@ -12,9 +12,7 @@ interface Logger {
 export function toConnectError(error: unknown, logger: Logger): ConnectError {
   if (error instanceof ConnectError) return error;
   if (error instanceof AppError && error.code !== 'INTERNAL') {
-    const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
-    const metadata = typeof retryAfterMs === 'number' ? { 'retry-after-ms': String(retryAfterMs) } : undefined;
-    return new ConnectError(error.message, errorTable[error.code].grpcCode as Code, metadata);
+    return new ConnectError(error.message, errorTable[error.code].grpcCode as Code, grpcMetadataOf(error));
   }
   logger.error({ err: error }, 'gRPC call failed');
   return new ConnectError('An unexpected error occurred. It has been logged.', Code.Internal);

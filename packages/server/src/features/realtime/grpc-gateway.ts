@@ -4,10 +4,11 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '../../protocol.js';
 import type { Metrics } from '../ops/index.js';
 import { createContextValues } from '@connectrpc/connect';
-import { configRpcRoutes, peerAddressKey, type ConfigRpcDependencies } from './config-rpc.js';
+import { configRpcRoutes, streamOriginKey, type ConfigRpcDependencies } from './config-rpc.js';
 import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';
 import { isNativeGrpc } from './native-grpc.js';
 import { serveNativeSubscribe } from './native-subscribe.js';
+import { streamOriginOf } from './stream-admission.js';
 
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = ServerResponse | http2.Http2ServerResponse;
@@ -58,7 +59,12 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
     routes: configRpcRoutes(options),
     fallback: (req, res) => options.fallback(req, res as unknown as AnyResponse),
     shutdownSignal: shutdownController.signal,
-    contextValues: (req) => createContextValues().set(peerAddressKey, req.socket.remoteAddress),
+    // The connection a stream counts against: the HTTP/2 session, or the HTTP/1.1 socket (gRPC-Web).
+    contextValues: (req) =>
+      createContextValues().set(
+        streamOriginKey,
+        streamOriginOf('stream' in req ? req.stream.session : req.socket, req.socket.remoteAddress),
+      ),
     // Before and after decompression, on every protocol Connect-ES serves.
     readMaxBytes: options.maxReceiveMessageBytes,
     grpc: true,

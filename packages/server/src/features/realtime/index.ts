@@ -6,5 +6,6 @@ export { fleetRoutes } from './fleet-routes.js';
 export { createGrpcAuthorizer } from './grpc-authorizer.js';
 export { createGrpcGateway } from './grpc-gateway.js';
 export { StreamPresence } from './presence.js';
+export { StreamAdmission } from './stream-admission.js';
 export { Subscriptions } from './subscriptions.js';
 export { VersionSnapshots } from './version-snapshots.js';

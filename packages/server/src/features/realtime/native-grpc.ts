@@ -2,7 +2,7 @@ import http2 from 'node:http2';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { fromBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
-import { AppError, errorTable, type ErrorCode } from '../../platform/errors.js';
+import { AppError, errorTable, grpcMetadataOf, type ErrorCode } from '../../platform/errors.js';
 import { encodeGrpcMessage } from './grpc-message.js';
 
 const { HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
@@ -200,7 +200,7 @@ export class NativeGrpcCall {
   /** Ends the call with the status of any error; unexpected ones are logged and answered INTERNAL. */
   fail(error: unknown, what: string): void {
     if (error instanceof AppError && error.code !== 'INTERNAL') {
-      this.finish(error.code, error.message);
+      this.finish(error.code, error.message, grpcMetadataOf(error));
       return;
     }
     this.logger.error({ err: error }, `${what} failed`);

@@ -5,7 +5,8 @@ import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
 import { NativeGrpcCall } from './native-grpc.js';
 import { streamClientOf } from './stream-client.js';
-import { StreamLimitError, type Subscription, type SubscriberSink, type Subscriptions } from './subscriptions.js';
+import { streamOriginOf } from './stream-admission.js';
+import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';
 
 const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 
@@ -37,22 +38,27 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
   async start(): Promise<void> {
     try {
       this.options.requireCredentials(this.credentials);
+      const { session } = this.stream;
+      const origin = streamOriginOf(session, session?.socket?.remoteAddress);
       const client = streamClientOf((name) => {
         const value = this.headers[name];
         return Array.isArray(value) ? value.join(',') : value;
-      }, this.stream.session?.socket?.remoteAddress);
+      }, origin.address);
       const maxBytes = Math.min(SMALL_REQUEST_BYTES, this.options.maxReceiveMessageBytes);
       const request = await this.readRequest(StartSubscribeRequestSchema, maxBytes);
       const parsed = await this.options.calls.subscribeRequest(request, this.credentials);
       if (this.isFinished) return;
       const subscription = await this.options.subscriptions.open(
-        parsed.serviceId,
-        parsed.versionId,
-        parsed.afterTimestamp,
+        {
+          serviceId: parsed.serviceId,
+          versionId: parsed.versionId,
+          afterTimestamp: parsed.afterTimestamp,
+          audience: audienceOf(parsed.withSecrets),
+          credentials: parsed.credentials,
+          client,
+          origin,
+        },
         this,
-        { key: parsed.credentialKey, recheck: parsed.recheck },
-        client,
-        audienceOf(parsed.withSecrets),
       );
       if (this.isFinished) {
         subscription.close();
@@ -61,9 +67,7 @@ class NativeSubscriber extends NativeGrpcCall implements SubscriberSink {
       this.subscription = subscription;
       this.sendHeaders(); // the stream is established even when there is no backfill
     } catch (error) {
-      if (error instanceof StreamLimitError) {
-        this.finish(error.code, error.message, { 'retry-after-ms': String(error.retryAfterMs) });
-      } else this.fail(error, 'StartSubscribe');
+      this.fail(error, 'StartSubscribe');
     }
   }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { openDatabase, type Database } from '../../db/database.js';
 import { createPresenceStore } from '../../db/stores/presence-store.js';
+import { isUpToDate, type PresenceRecord } from '../../core/index.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import { PRESENCE_EXPIRY_MS, StreamPresence } from './presence.js';
 import type { StreamClient } from './stream-client.js';
@@ -32,6 +33,9 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
       store: createPresenceStore(database.db, database.dialect),
       logger: silent,
     });
+  /** The streams of a version as `other` lists them (none measured against a change). */
+  const listed = async (other: StreamPresence, versionId: string) =>
+    (await other.summary(versionId, { secrets: 0, public: 0 }, 100)).streams;
   /** Makes an instance's heartbeat look `ms` older, as if it had stopped writing that long ago. */
   const age = (serverInstance: string, ms: number) =>
     sql`update presence_servers set heartbeat = heartbeat - ${ms * 1000} where server_instance = ${serverInstance}`.execute(
@@ -70,9 +74,50 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
     await behind.refresh();
     expect(await heartbeatOf('behind')).toBeGreaterThan(first);
     expect(await streamRowVersions()).toEqual(written); // the heartbeat rewrote no stream row
-    expect((await other.list('v1')).map((s) => s.serverInstance)).toEqual(['behind', 'behind']);
+    expect((await listed(other, 'v1')).map((s) => s.serverInstance)).toEqual(['behind', 'behind']);
     await behind.stop();
-    expect(await other.list('v1')).toEqual([]);
+    expect(await listed(other, 'v1')).toEqual([]);
+  });
+
+  it('counts the streams up to date by the newest change of their audience (an older release’s rows by every change) and lists the oldest', async () => {
+    const store = createPresenceStore(database.db, database.dialect);
+    await store.heartbeat('writer');
+    const row = (no: number, audience: PresenceRecord['audience'], lastEvent: number | null, resumedFrom = 0) => ({
+      serverInstance: 'writer',
+      streamNo: no,
+      serviceId: 's',
+      versionId: 'v3',
+      instanceId: `app-${no}`,
+      sdk: null,
+      userAgent: null,
+      address: null,
+      labels: [],
+      connectedAt: 1000 + no,
+      resumedFrom,
+      lastEvent,
+      audience,
+    });
+    await store.add([
+      row(6, 'public', 50), // behind the public change at 100
+      row(1, 'public', 150), // has every change a stream without secrets receives
+      row(2, 'secrets', 150), // misses the secret's change at 200
+      row(3, null, 150), // an older release's row: measured against every change
+      row(4, 'secrets', 200),
+      row(5, 'public', null, 120), // resumed after the newest public change, sent nothing
+    ]);
+    const newest = { secrets: 200, public: 100 };
+    const maxAge = PRESENCE_EXPIRY_MS * 1000;
+    expect(await store.countVersion('v3', maxAge, 'reader', newest)).toEqual({ total: 6, upToDate: 3 });
+    const all = await store.listVersion('v3', maxAge, 'reader', 100);
+    expect(all.filter((r) => isUpToDate(r, newest)).map((r) => r.streamNo)).toEqual([1, 4, 5]); // the same rule
+    expect((await store.listVersion('v3', maxAge, 'reader', 4)).map((r) => [r.streamNo, r.audience])).toEqual([
+      [1, 'public'],
+      [2, 'secrets'],
+      [3, null],
+      [4, 'secrets'],
+    ]);
+    expect(await store.countVersion('v3', maxAge, 'writer', newest)).toEqual({ total: 0, upToDate: 0 });
+    await store.removeServer('writer');
   });
 
   it('expires the streams of an instance that stopped writing, and an instance taken for dead writes them again', async () => {
@@ -80,10 +125,10 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
     const other = instance('watcher');
     stalled.open('s', 'v2', client, 0);
     await stalled.refresh();
-    expect(await other.list('v2')).toHaveLength(1);
+    expect(await listed(other, 'v2')).toHaveLength(1);
 
     await age('stalled', PRESENCE_EXPIRY_MS + 1000);
-    expect(await other.list('v2')).toEqual([]); // too old: left out at once
+    expect(await listed(other, 'v2')).toEqual([]); // too old: left out at once
     await other.refresh(); // the watcher's first refresh also deletes what expired
     expect(
       await database.db.selectFrom('stream_presence').selectAll().where('version_id', '=', 'v2').execute(),
@@ -91,7 +136,7 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
 
     // The stalled instance comes back: its heartbeat was gone, so it writes its open streams again.
     await stalled.refresh();
-    expect((await other.list('v2')).map((s) => s.instanceId)).toEqual(['app-1']);
+    expect((await listed(other, 'v2')).map((s) => s.instanceId)).toEqual(['app-1']);
     await stalled.stop();
     await other.stop();
   });

@@ -1,4 +1,10 @@
-import type { PresenceRecord, PresenceStore } from '../../core/index.js';
+import {
+  isUpToDate,
+  type Audience,
+  type NewestChanges,
+  type PresenceRecord,
+  type PresenceStore,
+} from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { StreamClient } from './stream-client.js';
 
@@ -13,10 +19,20 @@ export interface PresentStream {
   readonly resumedFrom: number;
   /** The newest change sent on the stream; null when none was. Kept by Subscriptions. */
   lastEvent: number | null;
+  /** Whether it receives secret entries: which changes it must have to be up to date. */
+  readonly audience: Audience;
 }
 
 /** A stream of any server instance sharing the database. */
 export type FleetStream = Omit<PresenceRecord, 'streamNo' | 'serviceId' | 'versionId'>;
+
+/** The streams of a version: the oldest `limit` of them, with how many there are and are up to date. */
+export interface FleetSummary {
+  /** Oldest first, each with whether it is up to date. */
+  readonly streams: ReadonlyArray<FleetStream & { readonly upToDate: boolean }>;
+  readonly total: number;
+  readonly upToDate: number;
+}
 
 export interface PresenceOptions {
   /** This server instance's name in the presence table. */
@@ -63,7 +79,13 @@ export class StreamPresence {
     return this.count;
   }
 
-  open(serviceId: string, versionId: string, client: StreamClient, resumedFrom: number): PresentStream {
+  open(
+    serviceId: string,
+    versionId: string,
+    client: StreamClient,
+    resumedFrom: number,
+    audience: Audience = 'public',
+  ): PresentStream {
     const stream: PresentStream = {
       no: this.nextNo++,
       serviceId,
@@ -72,6 +94,7 @@ export class StreamPresence {
       connectedAt: this.options.clock.nowMicros(),
       resumedFrom,
       lastEvent: null,
+      audience,
     };
     let streams = this.versions.get(versionId);
     if (!streams) {
@@ -99,13 +122,35 @@ export class StreamPresence {
     }
   }
 
-  /** Every open stream of the version on every server instance, oldest first. */
-  async list(versionId: string): Promise<FleetStream[]> {
-    const local = [...(this.versions.get(versionId) ?? [])].map((s) => this.viewOf(s));
-    const { store } = this.options;
-    if (!store) return local.sort(byConnectedAt);
-    const remote = await store.listVersion(versionId, PRESENCE_EXPIRY_MS * 1000, this.options.serverInstance);
-    return [...local, ...remote].sort(byConnectedAt);
+  /**
+   * The open streams of the version on every server instance: the oldest `limit` of them, and how
+   * many there are and are up to date against `newest` (isUpToDate). However many streams a flood
+   * opens, the answer stays bounded; the counts cover every stream.
+   */
+  async summary(versionId: string, newest: NewestChanges, limit: number): Promise<FleetSummary> {
+    const local = this.versions.get(versionId) ?? new Set<PresentStream>();
+    let upToDate = 0;
+    const oldest: FleetStream[] = [];
+    // A version's streams are kept in the order they opened: the first ones are the oldest.
+    for (const stream of local) {
+      if (isUpToDate(stream, newest)) upToDate++;
+      if (oldest.length < limit) oldest.push(this.viewOf(stream));
+    }
+    let total = local.size;
+    const { store, serverInstance } = this.options;
+    if (store) {
+      const maxAge = PRESENCE_EXPIRY_MS * 1000;
+      const remote = await store.listVersion(versionId, maxAge, serverInstance, limit);
+      const counted = await store.countVersion(versionId, maxAge, serverInstance, newest);
+      oldest.push(...remote);
+      total += counted.total;
+      upToDate += counted.upToDate;
+    }
+    const streams = oldest
+      .sort(byConnectedAt)
+      .slice(0, limit)
+      .map((s) => ({ ...s, upToDate: isUpToDate(s, newest) }));
+    return { streams, total, upToDate };
   }
 
   private viewOf(stream: PresentStream): FleetStream {
@@ -120,6 +165,7 @@ export class StreamPresence {
       connectedAt: stream.connectedAt,
       resumedFrom: stream.resumedFrom,
       lastEvent: stream.lastEvent,
+      audience: stream.audience,
     };
   }
 

@@ -7,7 +7,7 @@ export interface StreamClient {
   /** x-rc-sdk, e.g. `@realtime-config/client/1.2.0`; null when absent. */
   readonly sdk: string | null;
   readonly userAgent: string | null;
-  /** The peer address of the connection. */
+  /** The peer address of the connection (its StreamOrigin's). */
   readonly address: string | null;
   /** x-rc-labels as [key, value] pairs, in order, keys unique. */
   readonly labels: ReadonlyArray<readonly [string, string]>;
@@ -73,26 +73,17 @@ function identifier(value: string | undefined, name: string): string | null {
 
 const internOrNull = (text: string | null): string | null => (text === null ? null : intern(text));
 
-/** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
-function plainAddress(address: string | undefined): string | null {
-  if (!address) return null;
-  return intern(address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address);
-}
-
 /**
  * The client of a stream from its request headers; INVALID_ARGUMENT for metadata that is malformed
  * or too long. The user agent is kept as sent, cut to a bounded length.
  */
-export function streamClientOf(
-  header: (name: string) => string | undefined,
-  address: string | undefined,
-): StreamClient {
+export function streamClientOf(header: (name: string) => string | undefined, address: string | null): StreamClient {
   const userAgent = header('user-agent');
   return {
     instanceId: identifier(header('x-rc-instance-id'), 'x-rc-instance-id'),
     sdk: internOrNull(identifier(header('x-rc-sdk'), 'x-rc-sdk')),
     userAgent: userAgent ? intern(userAgent.slice(0, MAX_USER_AGENT_CHARS)) : null,
-    address: plainAddress(address),
+    address: internOrNull(address),
     labels: parseLabels(header('x-rc-labels')),
   };
 }

@@ -8,13 +8,17 @@ import { GrpcTestClient, type Subscription } from '@realtime-config/test-support
 import { readMetric, registerVersion } from '@realtime-config/test-support/realtime-fixtures';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
-/** Server:MaxStreams: beyond it a new stream of any protocol ends at once with RESOURCE_EXHAUSTED and retry-after-ms. */
+/**
+ * Server:MaxStreams: beyond it a new stream of any protocol ends at once with RESOURCE_EXHAUSTED and
+ * retry-after-ms. The streams carry an API key: anonymous ones would stop at half the limit first.
+ */
 describe('the stream limit', () => {
   let server: TestServer;
   let admin: ApiClient;
   let grpcClient: GrpcTestClient;
   let serviceId: string;
   let versionId: string;
+  let apiKey: string;
   const open: Subscription[] = [];
 
   beforeAll(async () => {
@@ -23,6 +27,7 @@ describe('the stream limit', () => {
     grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);
     serviceId = (await admin.post('/api/services', { name: 'stream-limit' })).body.id;
     versionId = await registerVersion(grpcClient, serviceId, '1.0.0', [{ key: 'Greeting', value: 'hello' }]);
+    apiKey = (await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'sdk', scopes: ['read'] })).body.key;
   });
   afterAll(async () => {
     for (const s of open) s.cancel();
@@ -31,7 +36,9 @@ describe('the stream limit', () => {
   });
 
   const subscribe = (): Subscription => {
-    const sub = grpcClient.subscribe({ serviceId, versionId });
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${apiKey}`);
+    const sub = grpcClient.subscribe({ serviceId, versionId }, metadata);
     open.push(sub);
     return sub;
   };
@@ -53,12 +60,14 @@ describe('the stream limit', () => {
       RealtimeConfigGrpcService,
       createConnectTransport({ httpVersion: '1.1', baseUrl: server.baseUrl }),
     );
-    const viaConnect = new ConnectStream((signal) => client.startSubscribe({ serviceId, versionId }, { signal }));
+    const viaConnect = new ConnectStream((signal) =>
+      client.startSubscribe({ serviceId, versionId }, { signal, headers: { authorization: `Bearer ${apiKey}` } }),
+    );
     await viaConnect.done;
     expect(viaConnect.error).toBeInstanceOf(ConnectError);
     expect(viaConnect.error?.code).toBe(Code.ResourceExhausted);
     expect(Number(viaConnect.error?.metadata.get('retry-after-ms'))).toBeGreaterThanOrEqual(1000);
-    expect(await readMetric(admin, 'realtime_streams_refused_total')).toBe(2);
+    expect(await readMetric(admin, 'realtime_streams_refused_total', 'reason="max-streams"')).toBe(2);
     expect(server.app.openStreams).toBe(2);
 
     first.cancel();

@@ -78,7 +78,7 @@ describe('stream races', () => {
       hub,
     );
     const sink = new RecordingSink();
-    await subscriptions.open(serviceId, versionId, 0, sink).catch(() => undefined);
+    await subscriptions.open({ serviceId, versionId, afterTimestamp: 0 }, sink).catch(() => undefined);
     expect(sink.ended?.code).toBe('NOT_FOUND');
     expect(subscriptions.count).toBe(0);
   });
@@ -167,7 +167,9 @@ describe('stream races', () => {
     const afters = [0, ...stamps];
     const sinks = Array.from({ length: 40 }, () => new RecordingSink());
     const opened = await Promise.all(
-      sinks.map((sink, i) => subscriptions.open(serviceId, versionId, afters[i % afters.length] ?? 0, sink)),
+      sinks.map((sink, i) =>
+        subscriptions.open({ serviceId, versionId, afterTimestamp: afters[i % afters.length] ?? 0 }, sink),
+      ),
     );
     expect(reads).toEqual({ versions: 1, entries: 1 });
     sinks.forEach((sink, i) => {
@@ -206,7 +208,7 @@ describe('stream races', () => {
     const [created] = await uow.read.entries.changedSince(versionId, 0);
     const now = created?.changedAt ?? 0;
     const early = new RecordingSink();
-    const earlyOpen = subscriptions.open(serviceId, versionId, now, early);
+    const earlyOpen = subscriptions.open({ serviceId, versionId, afterTimestamp: now }, early);
     await entered;
     const [entry] = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body as Array<{
       id: string;
@@ -218,7 +220,7 @@ describe('stream races', () => {
     expect(set.status).toBe(200);
     await server.flushChanges();
     const late = new RecordingSink();
-    const lateOpen = subscriptions.open(serviceId, versionId, now, late);
+    const lateOpen = subscriptions.open({ serviceId, versionId, afterTimestamp: now }, late);
     release();
     await Promise.all([earlyOpen, lateOpen]);
     expect(reads).toBe(2);

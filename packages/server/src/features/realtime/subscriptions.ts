@@ -4,6 +4,7 @@ import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
 import { EventBatch, type Audience } from './event-batch.js';
 import type { PresentStream, StreamPresence } from './presence.js';
+import { StreamAdmission, type AdmissionTicket, type StreamOrigin } from './stream-admission.js';
 import type { StreamClient } from './stream-client.js';
 
 /** Where a subscriber's events go: a native HTTP/2 stream, or a Connect-ES server stream. */
@@ -31,6 +32,8 @@ interface Subscriber {
   unwatch?: () => void;
   /** The stream as the fleet sees it (who is connected, what it was sent). */
   presence?: PresentStream;
+  /** Its place under the stream limits, given back when it leaves. */
+  readonly ticket: AdmissionTicket;
 }
 
 interface VersionChannel {
@@ -40,29 +43,32 @@ interface VersionChannel {
   flushScheduled: boolean;
 }
 
-/** The check a stream repeats while open (see CredentialRechecks); absent for anonymous streams. */
+/** The check a stream with credentials repeats while open (see CredentialRechecks). */
 export interface StreamCredentials {
+  /** Streams with equal keys share one recheck. */
   readonly key: string;
-  readonly recheck: (() => Promise<void>) | null;
+  readonly recheck: () => Promise<void>;
 }
 
-/**
- * A new stream beyond Server:MaxStreams: refused at once with how long to wait, spread so the
- * refused do not come back together.
- */
-export class StreamLimitError extends AppError {
-  readonly retryAfterMs = Math.round(2000 + Math.random() * 3000);
-
-  constructor(limit: number) {
-    super('RESOURCE_EXHAUSTED', `This server holds its limit of ${limit} change streams; retry after retry-after-ms.`);
-  }
+/** A stream to open: what it asks for, for whom, and where it comes from. */
+export interface StreamRequest {
+  readonly serviceId: string;
+  readonly versionId: string;
+  /** Changes strictly after this timestamp (µs). */
+  readonly afterTimestamp: number;
+  /** Whether it receives secret entries; `public` when absent. */
+  readonly audience?: Audience;
+  /** The credentials it checks again while open; null or absent for a stream without credentials. */
+  readonly credentials?: StreamCredentials | null;
+  /** What its client says of itself, for the fleet list. */
+  readonly client?: StreamClient;
+  /** Its connection and peer address, for the stream limits. */
+  readonly origin?: StreamOrigin;
 }
 
 export interface SubscriptionMetrics {
   onDelivered(events: number): void;
   onDropped(): void;
-  /** A new stream was refused at Server:MaxStreams. */
-  onRefused?(): void;
 }
 
 function entriesOf(notices: readonly ChangeNotice[], after: number): EntryChange[] {
@@ -81,9 +87,8 @@ export class Subscriptions {
   private readonly metrics: SubscriptionMetrics | undefined;
   private readonly rechecks: CredentialRechecks | undefined;
   private readonly presence: StreamPresence | undefined;
-  private readonly maxStreams: number;
+  private readonly admission: StreamAdmission;
   private readonly backfills: BackfillReads;
-  private open_ = 0;
 
   constructor(
     uow: UnitOfWork,
@@ -92,52 +97,44 @@ export class Subscriptions {
       metrics?: SubscriptionMetrics;
       rechecks?: CredentialRechecks;
       presence?: StreamPresence;
-      /** Server:MaxStreams: open streams at most; beyond, StreamLimitError. */
-      maxStreams?: number;
+      /** The stream limits; none when absent. */
+      admission?: StreamAdmission;
     } = {},
   ) {
     this.metrics = options.metrics;
     this.rechecks = options.rechecks;
     this.presence = options.presence;
-    this.maxStreams = options.maxStreams ?? Infinity;
+    this.admission =
+      options.admission ?? new StreamAdmission({ maxStreams: Infinity, perConnection: 0, perAddress: 0 });
     this.backfills = new BackfillReads(uow);
   }
 
   /** Open streams. */
   get count(): number {
-    return this.open_;
+    return this.admission.count;
   }
 
   /**
    * Opens a subscription: registers for live changes first, then reads and sends the backfill (every
    * change after `afterTimestamp`, deletions included; the read is shared with the streams opening at
    * the same moment, see BackfillReads), then the changes that arrived meanwhile, so that nothing
-   * falls between the two.
+   * falls between the two. Beyond a stream limit it throws RESOURCE_EXHAUSTED (see StreamAdmission).
    */
-  async open(
-    serviceId: string,
-    versionId: string,
-    afterTimestamp: number,
-    sink: SubscriberSink,
-    credentials?: StreamCredentials,
-    client?: StreamClient,
-    audience: Audience = 'public',
-  ): Promise<Subscription> {
+  async open(request: StreamRequest, sink: SubscriberSink): Promise<Subscription> {
+    const { serviceId, versionId, afterTimestamp, credentials, client } = request;
+    const audience = request.audience ?? 'public';
     if (this.closing) throw new AppError('UNAVAILABLE', 'The server is shutting down.');
-    if (this.open_ >= this.maxStreams) {
-      this.metrics?.onRefused?.();
-      throw new StreamLimitError(this.maxStreams);
-    }
+    const ticket = this.admission.admit(request.origin, !credentials);
     // Registered before anything is read: a deletion of the version committed from here on is
     // buffered, and one committed before is seen by the check below.
-    const subscriber: Subscriber = { sink, audience, lastTimestamp: afterTimestamp, buffered: [] };
+    const subscriber: Subscriber = { sink, audience, lastTimestamp: afterTimestamp, buffered: [], ticket };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
-    this.open_++;
-    if (client && this.presence) subscriber.presence = this.presence.open(serviceId, versionId, client, afterTimestamp);
-    const recheck = credentials?.recheck;
-    if (recheck && this.rechecks) {
-      subscriber.unwatch = this.rechecks.watch(credentials.key, recheck, (code, message) => {
+    if (client && this.presence) {
+      subscriber.presence = this.presence.open(serviceId, versionId, client, afterTimestamp, audience);
+    }
+    if (credentials && this.rechecks) {
+      subscriber.unwatch = this.rechecks.watch(credentials.key, credentials.recheck, (code, message) => {
         subscriber.sink.end(code, message);
         this.remove(versionId, subscriber);
       });
@@ -280,11 +277,11 @@ export class Subscriptions {
     if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
   }
 
-  /** What a subscriber leaving the channel undoes: its recheck, its presence, the count. */
+  /** What a subscriber leaving the channel undoes: its recheck, its presence, its place. */
   private forget(subscriber: Subscriber): void {
     subscriber.unwatch?.();
     if (subscriber.presence) this.presence?.close(subscriber.presence);
-    this.open_--;
+    subscriber.ticket.release();
   }
 
   private removeChannel(versionId: string, channel: VersionChannel): void {

@@ -31,8 +31,15 @@ export interface ServerConfig {
   readonly maxConnections: number;
   /** Server:MaxConnectionsPerAddress, default 0 (no limit): open connections allowed per client address. */
   readonly maxConnectionsPerAddress: number;
-  /** Server:MaxStreams, default 50000: open StartSubscribe streams at most (every protocol); beyond, RESOURCE_EXHAUSTED. */
+  /**
+   * Server:MaxStreams, default 50000: open StartSubscribe streams at most (every protocol), half of
+   * them at most without credentials; beyond, RESOURCE_EXHAUSTED.
+   */
   readonly maxStreams: number;
+  /** Server:MaxStreamsPerConnection, default 100 (0: no limit): open StartSubscribe streams per HTTP/2 connection. */
+  readonly maxStreamsPerConnection: number;
+  /** Server:MaxStreamsPerAddress, default 2000 (0: no limit): open StartSubscribe streams per peer address. */
+  readonly maxStreamsPerAddress: number;
   /** Server:IdleTimeoutSeconds, default 120: how long an HTTP/2 connection may go without an open stream. */
   readonly idleTimeoutSeconds: number;
   /**

@@ -80,7 +80,15 @@ export const CONFIG_KEYS = {
   },
   'Server:MaxStreams': {
     kind: { type: 'integer', default: 50_000, min: 1 },
-    doc: 'open change streams (StartSubscribe, every protocol) at most on this instance; beyond it a new stream ends at once with `RESOURCE_EXHAUSTED` and a `retry-after-ms` trailer (the SDK waits that long), so an overloaded instance refuses newcomers instead of degrading everyone',
+    doc: 'open change streams (StartSubscribe, every protocol) at most on this instance; streams without credentials hold at most half of them. Beyond it a new stream ends at once with `RESOURCE_EXHAUSTED` and a `retry-after-ms` trailer (the SDK waits that long), so an overloaded instance refuses newcomers instead of degrading everyone (see [Stream limits](#stream-limits))',
+  },
+  'Server:MaxStreamsPerConnection': {
+    kind: { type: 'integer', default: 100, min: 0 },
+    doc: 'open change streams at most on one HTTP/2 connection; `0` means no limit. Beyond it a new stream on that connection ends with `RESOURCE_EXHAUSTED` and `retry-after-ms`. Raise it behind a proxy that carries many clients over one connection',
+  },
+  'Server:MaxStreamsPerAddress': {
+    kind: { type: 'integer', default: 2000, min: 0 },
+    doc: "open change streams at most from one peer address (the connection's, `Server:TrustProxy` does not apply); `0` means no limit. Beyond it a new stream from that address ends with `RESOURCE_EXHAUSTED` and `retry-after-ms`. Behind a load balancer or proxy every stream comes from its address: raise it to the fleet behind it, or set `0`",
   },
   'Server:IdleTimeoutSeconds': {
     kind: { type: 'positive-number', default: 120 },

@@ -87,6 +87,8 @@ describe('loadConfig defaults', () => {
       maxConnections: 0,
       maxConnectionsPerAddress: 0,
       maxStreams: 50_000,
+      maxStreamsPerConnection: 100,
+      maxStreamsPerAddress: 2000,
       idleTimeoutSeconds: 120,
       trustProxy: [],
       consoleDir: null,

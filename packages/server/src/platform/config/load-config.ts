@@ -139,6 +139,8 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
     maxConnections: reader.read('Server:MaxConnections'),
     maxConnectionsPerAddress: reader.read('Server:MaxConnectionsPerAddress'),
     maxStreams: reader.read('Server:MaxStreams'),
+    maxStreamsPerConnection: reader.read('Server:MaxStreamsPerConnection'),
+    maxStreamsPerAddress: reader.read('Server:MaxStreamsPerAddress'),
     idleTimeoutSeconds: reader.read('Server:IdleTimeoutSeconds'),
     trustProxy: reader.read('Server:TrustProxy'),
     consoleDir: readConsoleDir(reader, cwd),

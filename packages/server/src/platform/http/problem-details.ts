@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dictionary } from '../dictionary.js';
-import { AppError, errorTable, httpStatusToCode, type ErrorCode, type FieldErrors } from '../errors.js';
+import { AppError, errorTable, httpHeadersOf, httpStatusToCode, type ErrorCode, type FieldErrors } from '../errors.js';
 
 export interface ProblemDetails {
   type: string;
@@ -64,6 +64,7 @@ export function installProblemDetails(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
       if (error.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+      void reply.headers(httpHeadersOf(error));
       return sendProblem(reply, problemFor(error.code, error.message, error.fieldErrors));
     }
     const fastifyError = error as FastifyError & { validationContext?: string };

@@ -109,6 +109,12 @@ export function InstancesSection({ serviceId, versionId }: { serviceId: string; 
           </Table.Tbody>
         </Table>
       )}
+      {data && data.instances.length < data.total && (
+        // The server lists the oldest streams only: the counts above cover every one.
+        <Text size="sm" c="dimmed">
+          The {data.instances.length} oldest of {data.total} are listed.
+        </Text>
+      )}
     </Stack>
   );
 }

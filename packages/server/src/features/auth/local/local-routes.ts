@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRecord } from '../../../core/index.js';
 import { microsToIso } from '../../../platform/clock.js';
@@ -18,16 +17,12 @@ export interface LocalRoutesOptions {
   throttle: SignInThrottle;
 }
 
-async function refuseWhileThrottled(
-  throttle: SignInThrottle,
-  username: string,
-  address: string,
-  reply: FastifyReply,
-): Promise<void> {
+async function refuseWhileThrottled(throttle: SignInThrottle, username: string, address: string): Promise<void> {
   const wait = await throttle.retryAfterSeconds(username, address);
   if (wait > 0) {
-    void reply.header('retry-after', wait);
-    throw new AppError('RESOURCE_EXHAUSTED', 'Too many failed sign-ins. Try again later.');
+    throw new AppError('RESOURCE_EXHAUSTED', 'Too many failed sign-ins. Try again later.', undefined, {
+      metadata: { retryAfterMs: wait * 1000 },
+    });
   }
 }
 
@@ -50,9 +45,9 @@ export const localSignInRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = 
         response: { 200: meRef, ...problems(400, 401, 415, 429) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { username, password } = request.body;
-      await refuseWhileThrottled(throttle, username, request.ip, reply);
+      await refuseWhileThrottled(throttle, username, request.ip);
       const user = await local.verifyCredentials(username, password);
       if (!user) {
         await throttle.failed(username, request.ip);
@@ -118,7 +113,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
     async (request, reply) => {
       const username = identityOf(request).id;
       // A wrong current password counts as a failed sign-in: a stolen session cannot guess it.
-      await refuseWhileThrottled(throttle, username, request.ip, reply);
+      await refuseWhileThrottled(throttle, username, request.ip);
       let user: UserRecord;
       try {
         user = await local.changeOwnPassword(username, request.body.currentPassword, request.body.newPassword);
