@@ -185,8 +185,8 @@ export default tseslint.config(
   {
     // The CLI ships on its own too: it talks to the server over REST, typed by the protocol package's
     // REST types (type imports only: they vanish from the build, and the private package is not
-    // shipped), and over gRPC only through the SDK (@realtime-config/client), which carries the
-    // generated protocol code.
+    // shipped), and over gRPC only through the SDK, whose sources src/sdk.ts imports by path so the
+    // build carries them (with the generated protocol code).
     files: ['packages/cli/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'packages/cli/src/test-support/**'],
     rules: {
@@ -201,12 +201,16 @@ export default tseslint.config(
             {
               // The protocol package (but its REST types) by name, or any of its files by path.
               regex: '^@realtime-config/protocol(/(?!rest$).*)?$|^\\.\\.?/(.*/)?protocol/',
-              message: 'The CLI reaches gRPC through the SDK (@realtime-config/client), which carries the protocol.',
+              message: 'The CLI reaches gRPC through the SDK (src/sdk.ts), which carries the protocol.',
             },
             {
               group: ['@realtime-config/protocol/rest'],
               allowTypeImports: true,
               message: 'Only types come from @realtime-config/protocol/rest: the CLI package does not ship it.',
+            },
+            {
+              group: ['@realtime-config/client', '@realtime-config/client/*'],
+              message: 'Import the SDK through src/sdk.ts, which compiles it into the package (no registry has it).',
             },
           ],
         },

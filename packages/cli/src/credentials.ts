@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -38,17 +39,33 @@ export function loadLogin(env: NodeJS.ProcessEnv = process.env): StoredLogin | u
   }
 }
 
-/** Writes the login readable by its owner only (directory 0700, file 0600), also when it existed. */
+/**
+ * Writes the login readable by its owner only: the file 0600, replaced atomically, also when it
+ * existed. The folders `login` creates on the way are 0700 whatever the umask; a folder that already
+ * exists keeps its mode (it may be a shared one, such as `$XDG_CONFIG_HOME`'s).
+ */
 export function saveLogin(login: StoredLogin, env: NodeJS.ProcessEnv = process.env): string {
-  const dir = configDir(env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  const dir = path.resolve(configDir(env));
+  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (created !== undefined) {
+    // From the folder up to the first one mkdir created: mkdir's mode is filtered by the umask.
+    const first = path.resolve(created);
+    for (let folder = dir; ; folder = path.dirname(folder)) {
+      chmodSync(folder, 0o700);
+      if (folder === first || folder === path.dirname(folder)) break;
+    }
+  }
   const file = credentialsFile(env);
-  const temp = `${file}.${process.pid}.tmp`;
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   // Written aside with its final mode, then renamed over the old one: never readable by others, never half written.
-  writeFileSync(temp, `${JSON.stringify(login, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(temp, 0o600);
-  renameSync(temp, file);
+  try {
+    writeFileSync(temp, `${JSON.stringify(login, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(temp, 0o600);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
   return file;
 }
 

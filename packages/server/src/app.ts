@@ -111,6 +111,8 @@ export async function composeApp(
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
   const logger = deps.logger ?? createLogger(config.logging.level);
+  // What the configuration's sources hold that is ignored: another tool's section, a variable that looks like ours.
+  for (const warning of config.warnings) logger.warn(`configuration: ${warning}`);
   const metrics = createMetrics();
   const database = openDatabase(config.database, {
     onQuery: ({ durationMs, failed }) =>

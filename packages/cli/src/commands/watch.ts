@@ -1,4 +1,4 @@
-import { ConfigError, watchVersion, type WatchedChange } from '@realtime-config/client';
+import { ConfigError, watchVersion, type WatchedChange } from '../sdk.js';
 import type { Command } from 'commander';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { CliError, EXIT } from '../errors.js';

@@ -20,6 +20,8 @@ export class CliUser {
   constructor(
     readonly serverUrl: string,
     private readonly extraEnv: Record<string, string> = {},
+    /** The command and its first arguments: the repository's built binary, or an installed one. */
+    private readonly command: readonly [string, ...string[]] = [process.execPath, CLI_BIN],
   ) {}
 
   get env(): NodeJS.ProcessEnv {
@@ -38,7 +40,8 @@ export class CliUser {
 
   /** Starts the binary and leaves it running (for `watch`); everything it writes is kept for waitForOutput. */
   spawn(args: readonly string[]): ChildProcess {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [file, ...first] = this.command;
+    const child = spawn(file, [...first, ...args], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const transcript = { text: '' };
     transcripts.set(child, transcript);
     const keep = (chunk: Buffer) => (transcript.text += chunk.toString());

@@ -2,10 +2,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runServerCommand } from '@realtime-config/test-support/server-process';
+import {
+  findFreePort,
+  killServerProcesses,
+  runServerCommand,
+  serverProcessArgs,
+  startServerProcess,
+} from '@realtime-config/test-support/server-process';
 
 const folders: string[] = [];
-afterAll(() => {
+afterAll(async () => {
+  await killServerProcesses();
   for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -92,5 +99,80 @@ describe('realtime-config-server check-config', () => {
     expect(result.stdout).toContain('/var/lib/realtime-config/data');
     expect(result.stderr).toContain('warning: Authentication:Local:DefaultAdminPassword');
     expect(result.stderr).toContain('warning: Grpc:RequireAuthentication is false while Server:Host is 0.0.0.0');
+  });
+
+  it('refuses a misspelled section or key, naming the known one it is closest to, in every source', async () => {
+    const cwd = folderWith({
+      'appsettings.json': {
+        Authentcation: { Provider: 'Jwt' },
+        Sever: { Port: 1 },
+        Server: { Prot: 80 },
+        Authorization: { Policies: { canAl: ['ops'] } },
+      },
+    });
+    const file = path.join(cwd, 'appsettings.json');
+    const result = await runServerCommand(
+      ['check-config', '--Webhook:AllowPrivateNetworks=true', '--Authentication:Provider=Local'],
+      {
+        cwd,
+        env: { Databse__Url: 'postgres://db.example.com/config' },
+      },
+    );
+    expect(result.code).toBe(1);
+    expect(problemsIn(result.stderr).sort()).toEqual(
+      [
+        `unknown section Authentcation (from ${file}); did you mean Authentication?`,
+        `unknown section Sever (from ${file}); did you mean Server?`,
+        `unknown key Server:Prot (from ${file}); did you mean Server:Port?`,
+        `unknown key Authorization:Policies:canAl:0 (from ${file}); did you mean Authorization:Policies:canAll?`,
+        'unknown key Webhook:AllowPrivateNetworks (from command-line argument --Webhook:AllowPrivateNetworks); did you mean Webhooks:AllowPrivateNetworks?',
+      ].sort(),
+    );
+    // A variable may belong to another program: it is ignored, with a warning.
+    expect(result.stderr).toContain('warning: environment variable Databse__Url is ignored: did you mean Database?');
+  });
+
+  it('refuses a file whose only fault is a misspelled section, which the server would otherwise ignore', async () => {
+    // Read as written, the file would start the server with gRPC open to anyone.
+    const cwd = folderWith({
+      'appsettings.json': {
+        Authentication: { Provider: 'Local', Local: { DefaultAdminPassword: 'a-password-for-tests' } },
+        Grcp: { RequireAuthentication: true },
+      },
+    });
+    const result = await runServerCommand(['check-config'], { cwd });
+    expect(result.code).toBe(1);
+    expect(problemsIn(result.stderr)).toEqual([
+      `unknown section Grcp (from ${path.join(cwd, 'appsettings.json')}); did you mean Grpc?`,
+    ]);
+    // The server refuses to start on it as well.
+    const serve = await runServerCommand(['--Server:Port=0'], { cwd });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain('unknown section Grcp');
+    expect(serve.stderr).toContain('did you mean Grpc?');
+  });
+
+  it("warns of another tool's section, which check-config and the server ignore", async () => {
+    const cwd = folderWith({
+      'appsettings.json': {
+        AllowedHosts: '*',
+        Serilog: { MinimumLevel: 'Information' },
+        Authentication: { Provider: 'Local', Local: { DefaultAdminPassword: 'a-password-for-tests' } },
+      },
+    });
+    const file = path.join(cwd, 'appsettings.json');
+    const result = await runServerCommand(['check-config'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('The configuration is valid.');
+    for (const section of ['AllowedHosts', 'Serilog']) {
+      expect(result.stderr).toContain(`warning: the section ${section} of ${file} is ignored: the server's are `);
+    }
+    const server = await startServerProcess({
+      cwd,
+      args: serverProcessArgs(await findFreePort(), ['--Database:DataDir=memory://']),
+      until: 'listening',
+    });
+    expect(server.output()).toMatch(/"level":40,.*"msg":"configuration: the section AllowedHosts of .* is ignored/);
+    await server.kill();
   });
 });

@@ -8,7 +8,9 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * `check-config`: loads the configuration from every source as the server would and prints every
- * problem (each names its key) on stderr, exit 1; or a short summary and advice, exit 0.
+ * problem (each names its key, and the known key it is closest to) on stderr, exit 1; or a short
+ * summary, exit 0. Either way it warns of what the sources hold that the server ignores (another
+ * tool's section) and of settings to reconsider.
  */
 export function checkConfig(load: () => AppConfig, io: CommandIo): ExitCode {
   let config: AppConfig;
@@ -18,6 +20,7 @@ export function checkConfig(load: () => AppConfig, io: CommandIo): ExitCode {
     if (!(error instanceof ConfigError)) throw error;
     io.err(`The configuration has ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}:`);
     for (const issue of error.issues) io.err(`  - ${issue}`);
+    for (const warning of error.warnings) io.err(`warning: ${warning}`);
     return EXIT.failed;
   }
   const { server, authentication } = config;
@@ -26,7 +29,7 @@ export function checkConfig(load: () => AppConfig, io: CommandIo): ExitCode {
   io.out(`  database    ${describeDatabase(config)}`);
   io.out(`  sign-in     ${authentication.provider}`);
   io.out(`  environment ${config.environment}`);
-  for (const advice of adviceFor(config)) io.err(`warning: ${advice}`);
+  for (const advice of [...config.warnings, ...adviceFor(config)]) io.err(`warning: ${advice}`);
   return EXIT.ok;
 }
 

@@ -56,13 +56,16 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
 export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: SecretCipher): WebhookStore {
   const toRecord = (row: Selectable<WebhooksTable>) => toWebhook(row, cipher);
   const stored = (plain: string | null) => (plain === null ? null : storedSigningSecret(cipher, plain));
-  const dueRows = (now: number) =>
+  /** Pending deliveries of enabled webhooks that nobody holds a claim on at `now`. */
+  const unclaimedRows = (now: number) =>
     db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
       .where('d.status', '=', 'pending')
       .where('w.enabled', '=', 1)
       .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', now)]));
+  /** Those of them whose next attempt is due: no attempt is ever made before its `next_attempt_at`. */
+  const dueRows = (now: number) => unclaimedRows(now).where('d.next_attempt_at', '<=', now);
 
   return {
     async insert(w) {
@@ -234,7 +237,7 @@ export function createWebhookStore(db: Kysely<DatabaseSchema>, dialect: Dialect,
       });
     },
     async nextDue(now) {
-      const row = await dueRows(now)
+      const row = await unclaimedRows(now)
         .select((eb) => eb.fn.min('d.next_attempt_at').as('next'))
         .executeTakeFirst();
       return row?.next === null || row?.next === undefined ? undefined : Number(row.next);

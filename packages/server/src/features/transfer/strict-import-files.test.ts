@@ -72,6 +72,29 @@ describe.each(databaseKinds)('an imported file is read strictly on %s', (kind) =
     expect(await entries()).toEqual(before);
   });
 
+  /** "Billion laughs": nine levels, each nine aliases of the one before (9^9 strings once expanded). */
+  const aliasBomb = [
+    'App:',
+    '  L0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+    ...Array.from({ length: 8 }, (_, i) => `  L${i + 1}: &l${i + 1} [${Array(9).fill(`*l${i}`).join(', ')}]`),
+  ].join('\n');
+  it.each([
+    ['an alias bomb', aliasBomb, /aliases expand past the limit/],
+    // Past 16 KiB a file is read in a worker thread: its failure must come back as the same 400.
+    ['an alias bomb read in a worker thread', `${aliasBomb}\n# ${'x'.repeat(20_000)}\n`, /aliases expand past/],
+    ['an alias inside the node it names', 'App: &app\n  Name: *app\n', /inside the node it names/],
+    ['an alias without its anchor', 'App:\n  Name: *nowhere\n', /has no anchor/],
+  ])('answers %s with 400 problem details and changes nothing', async (_case, file, detail) => {
+    const before = await entries();
+    for (const dryRun of [true, false]) {
+      const res = await admin.post(importUrl('yaml', dryRun), file, { contentType: TYPES.yaml });
+      expect({ dryRun, status: res.status }, res.text).toEqual({ dryRun, status: 400 });
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body.detail).toMatch(detail);
+    }
+    expect(await entries()).toEqual(before);
+  });
+
   it('takes the core tags YAML files may spell out', async () => {
     const res = await admin.post(importUrl('yaml', true), 'App:\n  Name: !!str 1\n  Mode: !!str yes\n', {
       contentType: TYPES.yaml,

@@ -15,9 +15,16 @@ export function yamlTextOf(document: unknown): string {
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
 /**
+ * Aliases a file's value may expand, weighted by the size of what each repeats (the `yaml` library's
+ * count): a file past it, such as an alias bomb ("billion laughs"), is refused instead of read.
+ */
+const MAX_ALIAS_COUNT = 100;
+
+/**
  * The value of a YAML file, read under the core schema whatever its `%YAML` directive says: `!!set`, `!!binary`,
  * `!!timestamp` and custom tags are refused (they would turn into `{}`, bytes or a date without a
- * word), as are a key given twice and a key that is not text.
+ * word), as are a key given twice, a key that is not text, an alias without its anchor, an alias
+ * inside what it names (a value without end) and aliases that expand past `MAX_ALIAS_COUNT`.
  */
 export function yamlValueOf(text: string): unknown {
   const doc = parseDocument(text, {
@@ -38,9 +45,25 @@ export function yamlValueOf(text: string): unknown {
     Pair: (_key, pair) => {
       if (pair.key !== null && !isScalar(pair.key)) problems.push('a key is not plain text');
     },
+    Alias: (_key, alias, path) => {
+      const target = alias.resolve(doc);
+      if (target === undefined) problems.push(`the alias *${alias.source} has no anchor before it`);
+      else if (path.includes(target)) problems.push(`the alias *${alias.source} is inside the node it names`);
+    },
   });
   if (problems.length > 0) {
     throw AppError.invalid(`The file is not plain YAML data: ${[...new Set(problems)].slice(0, 5).join('; ')}.`);
   }
-  return doc.toJS({ maxAliasCount: 100 }) as unknown;
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (error) {
+    // The `yaml` library refuses an expansion past maxAliasCount with a ReferenceError: the file's
+    // fault (an alias bomb), so a 400, not a server error.
+    if (error instanceof ReferenceError) {
+      throw AppError.invalid(
+        `The file's aliases expand past the limit of the YAML reader (${MAX_ALIAS_COUNT}); write the repeated values out.`,
+      );
+    }
+    throw error;
+  }
 }

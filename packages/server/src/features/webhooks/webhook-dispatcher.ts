@@ -47,7 +47,9 @@ const jitter = (seconds: number): number => seconds * (0.9 + Math.random() * 0.2
  * instances share the work and never send one delivery at once), sends each, and records the attempt:
  * a 2xx ends it as succeeded; a 410 disables the webhook and ends it as failed; anything else waits
  * for the next step of the retry schedule (±10 % jitter), after whose last step it is failed.
- * Woken by the commits of this instance that wrote deliveries; otherwise it looks every few seconds.
+ * No attempt is made before the delivery's `nextAttemptAt`: between claims the loop sleeps until the
+ * earliest pending delivery is due, at most a few seconds. Woken by the commits of this instance that
+ * wrote deliveries, by redeliveries, and when a send ends.
  */
 export class WebhookDispatcher {
   private running = false;
@@ -129,7 +131,9 @@ export class WebhookDispatcher {
       if (this.stopping) break;
       if (claimed.length > 0 && claimed.length === free) continue;
       if (this.woken) continue;
-      const untilDue = nextDue === undefined ? POLL_MS : Math.max(0, (nextDue - this.clock.nowMicros()) / 1000);
+      // Until the earliest retry is due (a claim never takes one early), or the next look around.
+      const untilDue =
+        nextDue === undefined ? POLL_MS : Math.max(0, Math.ceil((nextDue - this.clock.nowMicros()) / 1000));
       await this.sleep(Math.min(POLL_MS, untilDue));
     }
   }

@@ -5,18 +5,65 @@ import { AppError } from '../../platform/errors.js';
 
 /**
  * Where webhooks may send: an http(s) URL whose host is a public address. Loopback, private,
- * link-local, unspecified and every other special-purpose range (carrier-grade NAT, multicast, the
- * IPv6 forms that embed an IPv4 address …) are refused unless Webhooks:AllowPrivateNetworks is on.
- * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry; decimal, octal and hex forms
- * of an IPv4 address are normalised by the URL parser (and by the resolver) before they are judged.
+ * link-local, unspecified and every other special-purpose range (carrier-grade NAT, multicast,
+ * Teredo …) are refused unless Webhooks:AllowPrivateNetworks is on. An IPv6 address that carries an
+ * IPv4 address (below) is judged as the IPv4 address it carries: through a translator or a relay
+ * that is where the connection ends up. Decimal, octal and hex forms of an IPv4 address are
+ * normalised by the URL parser (and by the resolver) before they are judged.
  * Checked when a webhook is saved, and again at every delivery on the addresses DNS answers then,
  * the connection going to the address that was checked (no second resolution to rebind).
  */
 
+/** The IPv6 forms that embed an IPv4 address: the prefix, and where the four bytes are. */
+const EMBEDDING: ReadonlyArray<{ name: string; prefix: [ipaddr.IPv6, number]; at: number }> = [
+  { name: 'IPv4-mapped', prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), at: 12 },
+  // SIIT (RFC 6145)
+  { name: 'IPv4-translated', prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), at: 12 },
+  // Deprecated (RFC 4291), but still an IPv4 address to some stacks; :: and ::1 are judged as themselves.
+  { name: 'IPv4-compatible', prefix: ipaddr.IPv6.parseCIDR('::/96'), at: 12 },
+  // The well-known NAT64 prefix (RFC 6052). The local-use 64:ff9b:1::/48 stays refused as a whole:
+  // where it carries the address depends on the network's own prefix length.
+  { name: 'NAT64', prefix: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), at: 12 },
+  { name: '6to4', prefix: ipaddr.IPv6.parseCIDR('2002::/16'), at: 2 },
+];
+
+/** The IPv4 address an IPv6 address carries, with the name of its form; undefined for none. */
+function embeddedIPv4(address: ipaddr.IPv6): { name: string; ipv4: ipaddr.IPv4 } | undefined {
+  const range = address.range();
+  if (range === 'unspecified' || range === 'loopback') return undefined;
+  const form = EMBEDDING.find(({ prefix }) => address.match(prefix));
+  if (!form) return undefined;
+  const bytes = address.toByteArray().slice(form.at, form.at + 4);
+  return { name: form.name, ipv4: ipaddr.fromByteArray(bytes) as ipaddr.IPv4 };
+}
+
+/**
+ * An IP address as ipaddr.js should read it. An IPv6 address goes through the URL standard's
+ * spelling first (hex only, no zone): ipaddr.js would read the IPv4-compatible `::a.b.c.d`, as the
+ * resolver may spell it, as IPv4-mapped `::ffff:a.b.c.d`.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const family = isIP(address);
+  if (family === 4) return ipaddr.IPv4.parse(address);
+  if (family !== 6) return undefined;
+  const hex = new URL(`http://[${address.replace(/%.*$/, '')}]`).hostname.slice(1, -1);
+  return ipaddr.IPv6.parse(hex);
+}
+
 /** Why an address may not be a webhook target, or null when it may. */
 export function refusedAddress(address: string): string | null {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
-  const range = ipaddr.process(address).range();
+  const parsed = parseAddress(address);
+  if (!parsed) return `${address} is not an IP address`;
+  if (parsed.kind() === 'ipv6') {
+    const embedded = embeddedIPv4(parsed as ipaddr.IPv6);
+    if (embedded) {
+      const range = embedded.ipv4.range();
+      return range === 'unicast'
+        ? null
+        : `${address} is ${embedded.name} for ${embedded.ipv4.toString()}, a ${range} address`;
+    }
+  }
+  const range = parsed.range();
   return range === 'unicast' ? null : `${address} is a ${range} address`;
 }
 

@@ -199,4 +199,10 @@ export interface AppConfig {
     /** Logging:Level, default info (one of fatal, error, warn, info, debug, trace, silent) */
     readonly level: string;
   };
+  /**
+   * What the sources hold that the server ignores but an operator should hear of (another tool's
+   * section in a settings file, a variable that looks like a misspelled one of ours): logged at
+   * start, listed by `check-config`.
+   */
+  readonly warnings: readonly string[];
 }

@@ -5,7 +5,11 @@
 export class ConfigError extends Error {
   readonly issues: readonly string[];
 
-  constructor(issues: string | readonly string[]) {
+  constructor(
+    issues: string | readonly string[],
+    /** What was ignored besides (as `AppConfig.warnings`), for `check-config` to show too. */
+    readonly warnings: readonly string[] = [],
+  ) {
     const list = typeof issues === 'string' ? [issues] : [...issues];
     super(`Invalid configuration: ${list.join('; ')}`);
     this.name = 'ConfigError';

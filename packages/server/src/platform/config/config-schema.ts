@@ -1,5 +1,6 @@
 import { dictionary, type Dictionary } from '../dictionary.js';
 import { CONFIG_KEYS, type KeyDefinition } from './config-keys.js';
+import { nearestName } from './nearest-name.js';
 
 /**
  * The keys the server understands, in their canonical spelling. Used to reject unknown keys
@@ -41,4 +42,27 @@ export function findSchemaChild(
 
 export function isKnownSection(name: string): boolean {
   return findSchemaChild(configSchema, name) !== undefined;
+}
+
+/** The server's top-level sections, in their canonical spelling. */
+export const sectionNames: readonly string[] = Object.keys(configSchema);
+
+/**
+ * The known key closest to a path that is not one (`Sever:Prot` → `Server:Port`): each segment as
+ * given when it is known, else the nearest known name at that level. Undefined when some segment is
+ * near no known name.
+ */
+export function nearestKnownKey(segments: readonly string[]): string | undefined {
+  let node: SchemaNode = configSchema;
+  const path: string[] = [];
+  for (const segment of segments) {
+    if (typeof node !== 'object') break;
+    const section: SchemaSection = node;
+    const exact = findSchemaChild(section, segment);
+    const name = exact?.name ?? nearestName(segment, Object.keys(section));
+    if (name === undefined) return undefined;
+    path.push(name);
+    node = section[name] ?? 'value';
+  }
+  return path.join(':');
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 
-import { isKnownSection } from './config-schema.js';
+import { isKnownSection, sectionNames } from './config-schema.js';
+import { nearestName } from './nearest-name.js';
 
 /**
  * One key/value pair as a source gives it, before merging. `segments` keep the source's own
@@ -27,15 +28,22 @@ export interface CommandLine {
 /** Where the readers of sources report what they cannot use; they carry on with the rest. */
 export type Problems = (message: string) => void;
 
+/** Where they report what they ignore but the operator should hear of (logged at start, shown by check-config). */
+export type Warnings = (message: string) => void;
+
 /**
  * Reads one JSON settings file. A missing file is only an error when the user named it
  * explicitly (`required`); a file that exists but cannot be read or parsed always is. A file
  * with a problem adds nothing, so the other sources are still read and checked.
+ * A top-level section that is not the server's is a misspelling when it is close to one of ours
+ * (`Authentcation`: an error naming `Authentication`, as an unknown key inside our sections is),
+ * else another tool's section, ignored with a warning.
  */
 export function readJsonSource(
   path: string,
   options: { readonly required: boolean },
   problem: Problems,
+  warning: Warnings,
 ): ConfigSource | undefined {
   let text: string;
   try {
@@ -60,8 +68,14 @@ export function readJsonSource(
   const entries: RawEntry[] = [];
   for (const [name, value] of Object.entries(parsed)) {
     const segments = name.split(':');
-    // Other tools keep their own sections in the same file; only ours are read.
-    if (!isKnownSection(segments[0] ?? '')) continue;
+    const section = segments[0] ?? '';
+    if (!isKnownSection(section)) {
+      const meant = nearestName(section, sectionNames);
+      if (meant !== undefined) problem(`unknown section ${section} (from ${path}); did you mean ${meant}?`);
+      // Other tools keep their own sections in the same file; only ours are read.
+      else warning(`the section ${section} of ${path} is ignored: the server's are ${sectionNames.join(', ')}`);
+      continue;
+    }
     flattenJson(value, segments, path, entries);
   }
   return { entries };
@@ -69,14 +83,24 @@ export function readJsonSource(
 
 /**
  * Environment variables named `Section__Key` (`__` nests, numeric segments index arrays).
- * Only our sections are read: the environment holds plenty of unrelated variables.
+ * Only our sections are read: the environment holds plenty of unrelated variables. One whose first
+ * segment is close to one of our sections is likely a misspelling, but may be another program's:
+ * it is ignored with a warning naming the section it resembles.
  */
-export function readEnvironmentSource(env: Readonly<Record<string, string | undefined>>): ConfigSource {
+export function readEnvironmentSource(
+  env: Readonly<Record<string, string | undefined>>,
+  warning: Warnings,
+): ConfigSource {
   const entries: RawEntry[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !name.includes('__')) continue;
     const segments = name.split('__');
-    if (!isKnownSection(segments[0] ?? '')) continue;
+    const section = segments[0] ?? '';
+    if (!isKnownSection(section)) {
+      const meant = nearestName(section, sectionNames);
+      if (meant !== undefined) warning(`environment variable ${name} is ignored: did you mean ${meant}?`);
+      continue;
+    }
     entries.push({ segments, value, origin: `environment variable ${name}` });
   }
   return { entries };

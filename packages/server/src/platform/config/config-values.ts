@@ -1,4 +1,4 @@
-import { configSchema, findSchemaChild, type SchemaNode } from './config-schema.js';
+import { configSchema, findSchemaChild, nearestKnownKey, type SchemaNode } from './config-schema.js';
 import type { ConfigSource, RawEntry } from './config-sources.js';
 
 export interface MergedEntry extends RawEntry {
@@ -71,7 +71,11 @@ function checkStructure(entry: MergedEntry): string | undefined {
     if (node === 'list' && isLast && arrayIndex.test(segment)) return undefined;
     const child: { readonly name: string; readonly node: SchemaNode } | undefined =
       typeof node === 'object' ? findSchemaChild(node, segment) : undefined;
-    if (child === undefined) return `unknown key ${entry.segments.join(':')} (from ${entry.origin})`;
+    if (child === undefined) {
+      const meant = nearestKnownKey(entry.segments);
+      const hint = meant === undefined ? '' : `; did you mean ${meant}?`;
+      return `unknown key ${entry.segments.join(':')} (from ${entry.origin})${hint}`;
+    }
     node = child.node;
     canonical.push(child.name);
   }

@@ -47,21 +47,24 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
   // Every source is read even when an earlier one has a problem, so one run names everything wrong.
   const sourceIssues: string[] = [];
   const problem = (message: string): void => void sourceIssues.push(message);
+  const warnings: string[] = [];
+  const warning = (message: string): void => void warnings.push(message);
   const environment = environmentName(options.env, problem);
   const commandLine = parseCommandLine(options.argv, problem);
   const explicitFile = commandLine.configPath !== undefined;
   const basePath = resolve(options.cwd, commandLine.configPath ?? 'appsettings.json');
 
   const sources: ConfigSource[] = [];
-  const baseFile = readJsonSource(basePath, { required: explicitFile }, problem);
+  const baseFile = readJsonSource(basePath, { required: explicitFile }, problem, warning);
   if (baseFile !== undefined) sources.push(baseFile);
   const environmentFile = readJsonSource(
     join(dirname(basePath), `appsettings.${environment}.json`),
     { required: false },
     problem,
+    warning,
   );
   if (environmentFile !== undefined) sources.push(environmentFile);
-  sources.push(readEnvironmentSource(options.env), commandLine.source);
+  sources.push(readEnvironmentSource(options.env, warning), commandLine.source);
 
   const values = new ConfigValues(sources);
   const reader = new ConfigReader(values);
@@ -92,8 +95,9 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
     },
     secrets: readSecrets(reader, options.cwd),
     logging: { level: reader.read('Logging:Level') },
+    warnings,
   };
-  if (reader.issues.length > 0) throw new ConfigError(reader.issues);
+  if (reader.issues.length > 0) throw new ConfigError(reader.issues, warnings);
   return deepFreeze(config);
 }
 
