@@ -79,7 +79,15 @@ function outsideRefs(node: unknown, found: string[] = []): string[] {
   return found;
 }
 
-const byteLength = (text: string): number => new TextEncoder().encode(text).length;
+/** UTF-8 bytes of a text (no TextEncoder: the package's build targets neither the DOM nor Node only). */
+function byteLength(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
 
 /**
  * What is wrong with a schema, or null when it is one: a JSON object that is a valid 2020-12 schema,
