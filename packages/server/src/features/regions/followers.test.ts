@@ -3,6 +3,7 @@ import { connect, defineConfig, group, string, type LiveConfig } from '@realtime
 import { timestampFromMicros, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
+import { seededRandom } from '@realtime-config/test-support/seeded-random';
 import { createPgCluster, pgBinaries, type PgCluster } from '@realtime-config/test-support/pg-cluster';
 import {
   entriesByKey,
@@ -156,6 +157,62 @@ describe.skipIf(!pgBinaries)('followers on a PostgreSQL hot standby', () => {
     expect(changes[0]).toBeLessThan(changes[1]!);
     expect(changes[2]).toBeGreaterThan(changes[1]!);
     expect(changes[3]).toBe(changes[2]); // one batch, one timestamp
+  });
+
+  it('writers racing on several versions: each follower stream gets every change once, as the primary sent it', async () => {
+    const { serviceId, key } = await newService('regions-race');
+    const keys = ['R:A', 'R:B', 'R:C'];
+    const versions = await Promise.all(
+      ['1.0.0', '2.0.0', '3.0.0', '4.0.0'].map((label) =>
+        registerVersion(
+          grpcOf(primary),
+          serviceId,
+          label,
+          keys.map((k) => ({ key: k })),
+          withKey(key),
+        ),
+      ),
+    );
+    for (const label of ['1.0.0', '2.0.0', '3.0.0', '4.0.0']) await replicated(follower, serviceId, label, key);
+    const streams = versions.map((versionId) => ({
+      versionId,
+      atPrimary: grpcOf(primary).subscribe({ serviceId, versionId }, withKey(key)),
+      atFollower: grpcOf(follower).subscribe({ serviceId, versionId }, withKey(key)),
+    }));
+    const random = seededRandom(Number(process.env.RC_TEST_SEED ?? 17));
+    const writers = await Promise.all(Array.from({ length: 4 }, () => primary.admin()));
+    let committed = 0;
+    for (let round = 0; round < 3; round++) {
+      // Transactions of different versions commit in any order, whatever order their rows got ids in.
+      await Promise.all(
+        writers.map(async (writer) => {
+          for (let i = 0; i < 12; i++) {
+            const versionId = versions[Math.floor(random() * versions.length)]!;
+            const entry = (await entriesByKey(writer, serviceId, versionId))[
+              keys[Math.floor(random() * keys.length)]!
+            ]!;
+            const res = await writer.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+              { id: entry.id, rawValue: `${round}-${i}`, generation: entry.generation },
+            ]);
+            if (res.status === 200) committed++;
+            else expect(res.status).toBe(409); // another writer changed it first
+          }
+        }),
+      );
+    }
+    const total = 3 * versions.length + committed;
+    const count = (side: 'atPrimary' | 'atFollower') =>
+      streams.reduce((sum, s) => sum + s[side].configEvents.length, 0);
+    await until(() => count('atPrimary') === total && count('atFollower') === total, 'every change at every stream');
+    for (const { atPrimary, atFollower } of streams) {
+      expect(flatRows(atFollower)).toEqual(flatRows(atPrimary));
+      for (const k of keys) {
+        const generations = flatRows(atFollower)
+          .filter((r) => r.key === k)
+          .map((r) => r.generation);
+        expect(generations).toEqual(generations.map((_, i) => i + 1));
+      }
+    }
   });
 
   it("a client resumes on a follower from a primary's timestamp: nothing missed, nothing twice", async () => {
