@@ -4,6 +4,7 @@ import { timestampFromMicros, ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
 import { seededRandom } from '@realtime-config/test-support/seeded-random';
+import { startWebhookReceiver, type WebhookReceiver } from '@realtime-config/test-support/webhook-receiver';
 import { createPgCluster, pgBinaries, type PgCluster } from '@realtime-config/test-support/pg-cluster';
 import {
   entriesByKey,
@@ -71,7 +72,7 @@ describe.skipIf(!pgBinaries)('followers on a PostgreSQL hot standby', () => {
     grpcClients.push(client);
     return client;
   };
-  const args = ['--Grpc:RequireAuthentication=true'];
+  const args = ['--Grpc:RequireAuthentication=true', '--Webhooks:AllowPrivateNetworks=true'];
 
   /** A service with an API key of every scope but secrets, made at the primary. */
   const newService = async (name: string): Promise<{ serviceId: string; key: string }> => {
@@ -392,6 +393,8 @@ describe.skipIf(!pgBinaries)('followers on a PostgreSQL hot standby', () => {
     let key: string;
     let versionId: string;
     let stream: Subscription;
+    let receiver: WebhookReceiver | undefined;
+    afterAll(() => receiver?.close());
 
     it('the follower keeps serving GetConfig and its streams while the primary is stopped', async () => {
       ({ serviceId, key } = await newService('regions-failover'));
@@ -403,6 +406,9 @@ describe.skipIf(!pgBinaries)('followers on a PostgreSQL hot standby', () => {
         withKey(key),
       );
       await replicated(lone, serviceId, '1.0.0', key);
+      receiver = await startWebhookReceiver();
+      const hook = await admin.post(`/api/services/${serviceId}/webhooks`, { url: receiver.url });
+      expect(hook.status).toBe(201);
       stream = grpcOf(lone).subscribe({ serviceId, versionId }, withKey(key));
       await stream.until((s) => s.events.length === 1);
       const forwarding = grpcOf(follower).subscribe({ serviceId, versionId }, withKey(key));
@@ -452,6 +458,9 @@ describe.skipIf(!pgBinaries)('followers on a PostgreSQL hot standby', () => {
       expect(set.status).toBe(200);
       await stream.until((s) => s.configEvents.some((e) => e.value === 'after'));
       expect(stream.status).toBeUndefined();
+      // The webhook dispatcher claims deliveries now: the change is sent.
+      await receiver?.waitFor(1);
+      expect(receiver?.received[0]?.body).toContain('"after"');
       // Presence is written again: the promoted instances list each other's streams.
       await until(
         async () =>
