@@ -14,6 +14,7 @@ import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createReplication, type ReplicationStatus } from './db/replication.js';
 import type { Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
+import { AppError } from './platform/errors.js';
 
 /** How often the database is asked whether it is a standby, and how far behind its replay is. */
 export const ROLE_CHECK_MS = 1000;
@@ -45,6 +46,11 @@ export interface InstanceRoleControl extends InstanceRole {
   /** Asks the database which role the instance has; the first thing start-up does. */
   detect(): Promise<void>;
   /**
+   * A primary migrates the schema. A follower cannot write its standby: it waits (UNAVAILABLE, which
+   * start-up retries) until replication has brought every migration of this release.
+   */
+  migrate(): Promise<{ readonly newer: readonly string[] }>;
+  /**
    * Starts the change feed of the role and then checks the role every second: a promoted standby
    * makes the instance a primary (LISTEN, writes; presence and the webhook dispatcher, which write
    * only while `follower` is false), a primary turned standby a follower.
@@ -72,6 +78,7 @@ export function createInstanceRole(options: InstanceRoleOptions): InstanceRoleCo
       feed,
       positions: null,
       detect: () => Promise.resolve(),
+      migrate: () => database.migrate(),
       start: () => feed.start(),
       close: () => feed.close(),
     };
@@ -147,12 +154,13 @@ export function createInstanceRole(options: InstanceRoleOptions): InstanceRoleCo
   };
 
   const becomeFollower = async (): Promise<void> => {
-    follower = true;
+    follower = true; // writes are refused from now on
     const previous = receiving;
+    receiving = null;
     await previous?.close();
     const poll = poller();
-    receiving = poll;
     await poll.start();
+    receiving = poll;
   };
 
   const check = async (): Promise<void> => {
@@ -163,7 +171,8 @@ export function createInstanceRole(options: InstanceRoleOptions): InstanceRoleCo
       return; // the database is away: the next check asks again
     }
     sampleLag(status);
-    if (closed || status.inRecovery === follower) return;
+    // A switch that failed half-way (no feed receiving) is tried again.
+    if (closed || (status.inRecovery === follower && receiving !== null)) return;
     try {
       if (status.inRecovery) {
         logger.error(
@@ -198,6 +207,17 @@ export function createInstanceRole(options: InstanceRoleOptions): InstanceRoleCo
       const status = await replication.status();
       follower = status.inRecovery;
       sampleLag(status);
+    },
+    async migrate() {
+      if (!follower) return database.migrate();
+      const { missing, newer } = await database.schemaStatus();
+      if (missing.length > 0) {
+        throw new AppError(
+          'UNAVAILABLE',
+          `This follower's standby lacks migrations of this release (${missing.join(', ')}): an instance of this release on the primary applies them, and replication brings them here.`,
+        );
+      }
+      return { newer };
     },
     async start() {
       const feed = follower ? poller() : listenFeed();

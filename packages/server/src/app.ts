@@ -215,7 +215,7 @@ export async function composeApp(
   /** Everything that needs the database, in order; run again from the top after a connection failure. */
   const connectToDatabase = async (): Promise<void> => {
     await role.detect();
-    const { newer } = role.follower ? await followerSchema(database) : await database.migrate();
+    const { newer } = await role.migrate();
     if (newer.length > 0) {
       logger.warn(
         { migrations: newer },
@@ -290,21 +290,6 @@ export async function composeApp(
     },
   };
   return { app, internals: { database, hub, uow } };
-}
-
-/**
- * A follower cannot migrate its standby: the primary does, and replication brings the schema. Until
- * it has every migration of this release the start waits (UNAVAILABLE is retried).
- */
-async function followerSchema(database: Database): Promise<{ newer: readonly string[] }> {
-  const { missing, newer } = await database.schemaStatus();
-  if (missing.length > 0) {
-    throw new AppError(
-      'UNAVAILABLE',
-      `This follower's standby lacks migrations of this release (${missing.join(', ')}): an instance of this release on the primary applies them, and replication brings them here.`,
-    );
-  }
-  return { newer };
 }
 
 /**
