@@ -3,6 +3,9 @@ import type { UnitOfWork } from '../../../core/index.js';
 
 type Callback = (err?: unknown) => void;
 
+type GetCallback = Parameters<SessionStore['get']>[1];
+type StoredShape = Parameters<GetCallback>[1];
+
 /**
  * How long a follower waits for a session it does not know (docs/regions.md): one made at the
  * primary a moment ago (a sign-in it forwarded, or one at the primary itself) reaches the standby by
@@ -11,8 +14,6 @@ type Callback = (err?: unknown) => void;
  */
 export const FOLLOWER_SESSION_WAIT_MS = 2000;
 const FOLLOWER_SESSION_POLL_MS = 50;
-type GetCallback = Parameters<SessionStore['get']>[1];
-type StoredShape = Parameters<GetCallback>[1];
 
 /**
  * @fastify/session's store on the sessions of the database, so that every instance behind a load
