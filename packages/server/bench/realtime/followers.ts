@@ -6,9 +6,11 @@
  *
  * 1. Latency: one server instance on the primary, two followers on the standby (Database:
  *    FollowIntervalMilliseconds 200, the default, and 50), an @realtime-config/client SDK on each.
- *    Per change the driver waits a random 0–250 ms (so changes fall at every phase of the followers'
- *    reads), sends `PUT …/set` to the primary and records when each SDK's listener has the value;
- *    latency = receipt − send (monotonic clock). p99 of 200 changes is the second-worst.
+ *    Per change the driver waits a random 0–200 ms after the previous change arrived everywhere (the
+ *    longest interval measured, a multiple of the other: a change falls anywhere in either
+ *    follower's read cycle alike), sends `PUT …/set` to the primary and records when each SDK's
+ *    listener has the value; latency = receipt − send (monotonic clock). p99 of 200 changes is the
+ *    second-worst.
  * 2. Database load of following: for each interval, one idle follower alone on the standby, its
  *    queries per second over `--seconds` (the server's own count, db_query_duration_seconds, which
  *    every query of the instance goes through) and the time the standby spent answering them.
@@ -22,6 +24,8 @@ import { RestClient, scrapeMetrics, startServer, type BenchDatabase, type Server
 
 const schema = defineConfig({ Bench: group({ Seq: string({ default: 'initial' }) }) });
 const VERSION = '1.0.0';
+/** The longest follow interval of the latency run: waits of 0 to this spread changes over every read cycle. */
+const READ_CYCLE_MS = 200;
 
 function clusterDatabase(cluster: PgCluster, label: string): BenchDatabase {
   return { kind: 'postgres', label, args: [`--Database:Url=${cluster.url('rc')}`] };
@@ -97,7 +101,7 @@ runMain(async () => {
     const sent = new Map<number, number>();
     const warmUp = 5;
     for (let seq = 0; seq < warmUp + changes; seq++) {
-      await sleep(Math.random() * 250);
+      await sleep(Math.random() * READ_CYCLE_MS);
       sent.set(seq, nowMs());
       const [updated] = await rest.call<Array<{ generation: number }>>(
         'PUT',
