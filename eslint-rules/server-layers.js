@@ -24,6 +24,7 @@ export const FEATURE_USES = {
   history: ['auth', 'entries'],
   ops: [],
   realtime: ['auth', 'ops', 'versions'],
+  regions: [],
   services: ['auth'],
   transfer: ['auth', 'entries'],
   versions: ['auth', 'entries'],

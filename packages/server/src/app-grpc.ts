@@ -14,6 +14,7 @@ import {
   type StreamPresence,
   VersionSnapshots,
 } from './features/realtime/index.js';
+import { CreateVersionForwarding, forwardedCallInterceptor, type ForwardingOptions } from './features/regions/index.js';
 import { VersionRegistration } from './features/versions/index.js';
 import type { Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
@@ -46,6 +47,8 @@ export interface GrpcParts {
   readonly fallback: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
   /** Who is connected: every stream opened here is registered there. */
   readonly presence: StreamPresence;
+  /** A follower's writes (CreateVersion) go to the primary; the primary answers forwarded calls. */
+  readonly forwarding: ForwardingOptions;
 }
 
 /**
@@ -86,6 +89,7 @@ export function composeGrpc(parts: GrpcParts) {
     registration: new VersionRegistration(uow, clock, ids, config.versions),
     authorizer,
     isStarted: parts.isStarted,
+    forwarding: new CreateVersionForwarding(parts.forwarding),
   });
   const grpc = createGrpcGateway({
     calls,
@@ -98,6 +102,7 @@ export function composeGrpc(parts: GrpcParts) {
     requireCredentials: (credentials) => authorizer.requirePresent(credentials),
     getConfigLayout: config.grpc.getConfigLayout,
     fallback: parts.fallback,
+    interceptors: [forwardedCallInterceptor(parts.forwarding)],
   });
   return { grpc, subscriptions, snapshots, rechecks };
 }

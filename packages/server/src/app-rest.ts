@@ -21,6 +21,7 @@ import { ChangeRequestCommands, ChangeRequestQueries, changeRequestRoutes } from
 import { EntryCommands, EntryPlans, EntryQueries, entryRoutes, secretRoutes } from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
+import { answerForwardedWrites, forwardWritesToPrimary, type ForwardingOptions } from './features/regions/index.js';
 import { FleetQueries, fleetRoutes, type StreamPresence } from './features/realtime/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
@@ -52,6 +53,10 @@ export interface RestApiParts {
   readonly cipher: SecretCipher;
   /** The open change streams of every server instance (the instances route). */
   readonly presence: StreamPresence;
+  /** A follower's writes go to the primary; the primary answers forwarded requests (docs/regions.md). */
+  readonly forwarding: ForwardingOptions;
+  /** Why a follower is too far behind to take traffic (readiness); null while it is not. */
+  readonly lagging: () => string | null;
 }
 
 /**
@@ -71,6 +76,8 @@ export async function composeRestApi(parts: RestApiParts) {
     },
   });
   fastify.addSchema(MeSchema);
+  // Before the auth plugin: a follower forwards writes before sessions or credentials are read here.
+  await fastify.register(forwardWritesToPrimary, parts.forwarding);
 
   const idleTimeoutMs = config.session.idleTimeoutMinutes * 60_000;
   const sessionStore = createSessionStoreAdapter(uow, idleTimeoutMs);
@@ -90,9 +97,17 @@ export async function composeRestApi(parts: RestApiParts) {
     idleTimeoutMs,
     bearer,
     serviceAccess: (caller, serviceId, action) => requireServiceAccess(uow.read, caller, serviceId, action),
+    readOnly: () => uow.readOnly,
   });
-  await fastify.register(opsRoutes, { metrics, ping: parts.ping, readiness: parts.readiness });
-  await fastify.register(authRoutes, { authentication: config.authentication });
+  // After it: the WAL position of an answer is taken once the session has been saved.
+  await fastify.register(answerForwardedWrites, parts.forwarding);
+  await fastify.register(opsRoutes, {
+    metrics,
+    ping: parts.ping,
+    readiness: parts.readiness,
+    lagging: parts.lagging,
+  });
+  await fastify.register(authRoutes, { authentication: config.authentication, role: parts.forwarding.role });
   await authProvider.registerRoutes(fastify);
   await fastify.register(serviceRoutes, {
     commands: new ServiceCommands(uow, clock, ids, {

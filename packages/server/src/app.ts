@@ -10,18 +10,11 @@ import type {
 } from 'node:http2';
 import type { Logger } from 'pino';
 import { composeGrpc } from './app-grpc.js';
+import { createInstanceRole } from './app-regions.js';
 import { composeRestApi } from './app-rest.js';
-import {
-  createChangeHub,
-  createLocalChangeFeed,
-  type ChangeFeed,
-  type SecretKeys,
-  type ChangeHub,
-  type UnitOfWork,
-} from './core/index.js';
+import { createChangeHub, type ChangeHub, type SecretKeys, type UnitOfWork } from './core/index.js';
 import { loadSecretKeys } from './secret-keys.js';
 import { openDatabase, type Database } from './db/database.js';
-import { createPostgresChangeFeed } from './db/pg-change-feed.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
 import { createAuthProvider, createSessionIdentityReader, type ClaimSettings } from './features/auth/index.js';
 import { createMetrics, type Metrics } from './features/ops/index.js';
@@ -130,13 +123,13 @@ export async function composeApp(
   const secretKeys = loadSecretKeys(config, logger);
   const hub = createChangeHub();
   hub.subscribeAll(() => metrics.changesReceived.inc());
-  const feed: ChangeFeed = config.database.url
-    ? createPostgresChangeFeed({ url: config.database.url, db: database.db, hub, clock, logger, cipher: secretKeys })
-    : createLocalChangeFeed(hub);
+  // Primary or follower (docs/regions.md): which change feed receives, whether anything is written.
+  const role = createInstanceRole({ config, database, hub, clock, logger, cipher: secretKeys });
+  metrics.followReplicationWith(() => ({ follower: role.follower, lagSeconds: role.lagSeconds }));
   // SQLite: this process is the only writer, its cache exact. PostgreSQL: other instances write too.
   const webhookFilters = new WebhookFilterCache(config.database.url ? SHARED_CACHE_MILLIS : null);
   const outbox = new WebhookOutbox(clock, ids, secretKeys, webhookFilters);
-  const uow = createUnitOfWork(database, feed, secretKeys, outbox);
+  const uow = createUnitOfWork(database, role.feed, secretKeys, outbox, () => role.follower);
   const dispatcher = new WebhookDispatcher(
     uow,
     new WebhookSender(config.webhooks.allowPrivateNetworks),
@@ -154,13 +147,16 @@ export async function composeApp(
     authorization: config.authorization,
   };
   const authProvider = createAuthProvider({ config, uow, clock, ids, logger, claimSettings });
+  const serverInstance = `${hostname().slice(0, 60)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const presence = new StreamPresence({
-    serverInstance: `${hostname().slice(0, 60)}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    serverInstance,
     clock,
     // With SQLite there is one server instance: its streams are all there are.
     store: config.database.url ? uow.read.presence : null,
     logger,
+    readOnly: () => role.follower,
   });
+  const forwarding = { role, positions: role.positions, serverInstance, logger };
 
   const rest = await composeRestApi({
     config,
@@ -179,6 +175,11 @@ export async function composeApp(
     ping: () => database.ping(),
     cipher: secretKeys,
     presence,
+    forwarding,
+    lagging: () =>
+      role.follower && role.lagSeconds >= config.database.maxFollowerLagSeconds
+        ? `This follower's standby is ${role.lagSeconds.toFixed(1)} s behind its primary (Database:MaxFollowerLagSeconds is ${config.database.maxFollowerLagSeconds}).`
+        : null,
   });
   const { fastify, sessionStore, signer, yamlWorkers } = rest;
   const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
@@ -195,6 +196,7 @@ export async function composeApp(
     // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
     fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
     presence,
+    forwarding,
   });
 
   if (!config.grpc.requireAuthentication) {
@@ -204,14 +206,16 @@ export async function composeApp(
   }
 
   const purgeTimer = setInterval(() => {
-    if (!lifecycle.started) return;
+    // A follower's standby is purged by replication of the primary's purge.
+    if (!lifecycle.started || uow.readOnly) return;
     sessionStore.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired sessions failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purgeTimer.unref();
 
   /** Everything that needs the database, in order; run again from the top after a connection failure. */
   const connectToDatabase = async (): Promise<void> => {
-    const { newer } = await database.migrate();
+    await role.detect();
+    const { newer } = await role.migrate();
     if (newer.length > 0) {
       logger.warn(
         { migrations: newer },
@@ -222,13 +226,13 @@ export async function composeApp(
     await secretKeys.load(uow.read.settings);
     const sharedSecret = await sharedSessionSecret(uow, secretKeys);
     signer.setSecret(config.session.secret ?? sharedSecret);
-    if (secretKeys.ready) {
+    if (secretKeys.ready && !role.follower) {
       // Signing secrets stored in plaintext (before a master key, or by an older release) get sealed.
       const sealed = await uow.write((ctx) => ctx.webhooks.sealSecrets(false));
       if (sealed > 0) logger.info({ sealed }, 'sealed webhook signing secrets stored in plaintext');
     }
     await authProvider.start();
-    await feed.start();
+    await role.start();
     presence.start();
   };
   let starting: Promise<void> | undefined;
@@ -281,7 +285,7 @@ export async function composeApp(
       await fastify.close();
       await yamlWorkers.close();
       await yamlWorkers.close();
-      await feed.close();
+      await role.close();
       await database.close();
     },
   };

@@ -41,20 +41,43 @@ export interface PgCluster {
   kill(): Promise<void>;
   /** pg_terminate_backend of every connection of the given application name (or of all but this one). */
   terminateBackends(applicationNamePrefix?: string): Promise<number>;
+  /**
+   * A hot standby of this cluster in a folder and on a port of its own: `pg_basebackup -R` (streaming
+   * replication from this cluster, `primary_conninfo` written by the tool), as docs/regions.md says.
+   */
+  createStandby(): Promise<PgCluster>;
+  /** `pg_ctl promote -w`: this standby becomes a primary; resolves once it takes writes. */
+  promote(): Promise<void>;
+  /** On a standby: pauses (or resumes) the replay of what it receives, as a lagging standby would. */
+  setReplayPaused(paused: boolean): Promise<void>;
   destroy(): Promise<void>;
 }
 
-export async function createPgCluster(): Promise<PgCluster> {
+/** A folder of our own, owned by the user the cluster runs as. */
+function clusterFolder(): { dir: string; data: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rc-pgcluster-'));
+  if (userInfo().uid === 0) chownSync(dir, pgUid(), pgGid());
+  return { dir, data: path.join(dir, 'data') };
+}
+
+/** Runs a PostgreSQL tool; initdb refuses root, so as root every tool runs as `postgres`. */
+function pgRun(tool: string, args: string[]) {
   const bin = pgBinaries;
   if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin');
-  const asRoot = userInfo().uid === 0;
-  const dir = mkdtempSync(path.join(tmpdir(), 'rc-pgcluster-'));
-  const data = path.join(dir, 'data');
-  if (asRoot) chownSync(dir, pgUid(), pgGid());
-  const pgRun = (tool: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
+  return userInfo().uid === 0
+    ? run('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args])
+    : run(path.join(bin, tool), args);
+}
 
+export async function createPgCluster(): Promise<PgCluster> {
+  if (!pgBinaries) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin');
+  const { dir, data } = clusterFolder();
   await pgRun('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  return startCluster(dir, data);
+}
+
+/** Starts the cluster of `data` on a free port and returns its handle. */
+async function startCluster(dir: string, data: string): Promise<PgCluster> {
   const port = await findFreePort();
   const options = [
     `-p ${port}`,
@@ -120,6 +143,21 @@ export async function createPgCluster(): Promise<PgCluster> {
       // Wait until every process of the cluster is gone, so the next start finds the port free.
       for (let i = 0; i < 200 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 25));
     },
+    async createStandby() {
+      const standby = clusterFolder();
+      await pgRun('pg_basebackup', [
+        ...['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'],
+        ...['-D', standby.data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync'],
+      ]);
+      return startCluster(standby.dir, standby.data);
+    },
+    async promote() {
+      await pgRun('pg_ctl', ['-D', data, '-w', '-t', '60', 'promote']);
+    },
+    setReplayPaused: (paused) =>
+      admin(
+        async (c) => void (await c.query(paused ? 'select pg_wal_replay_pause()' : 'select pg_wal_replay_resume()')),
+      ),
     terminateBackends: (prefix = 'realtime-config') =>
       admin(async (c) => {
         const result = await c.query(

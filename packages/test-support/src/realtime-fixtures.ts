@@ -54,23 +54,27 @@ export async function registerVersion(
   serviceId: string,
   version: string,
   entries: readonly EntrySpec[],
+  metadata?: Parameters<GrpcTestClient['createVersion']>[1],
 ): Promise<string> {
-  const { versionId } = await client.createVersion({
-    serviceId,
-    version,
-    classes: [
-      {
-        name: 'AppOptions',
-        entries: entries.map((e) => ({
-          key: e.key,
-          name: e.key,
-          valueType: e.valueType ?? ValueType.STRING,
-          value: e.value,
-          enumValues: e.enumValues,
-        })),
-      },
-    ],
-  });
+  const { versionId } = await client.createVersion(
+    {
+      serviceId,
+      version,
+      classes: [
+        {
+          name: 'AppOptions',
+          entries: entries.map((e) => ({
+            key: e.key,
+            name: e.key,
+            valueType: e.valueType ?? ValueType.STRING,
+            value: e.value,
+            enumValues: e.enumValues,
+          })),
+        },
+      ],
+    },
+    metadata,
+  );
   return versionId;
 }
 

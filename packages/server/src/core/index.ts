@@ -41,6 +41,7 @@ export {
 } from './changes.js';
 export type { Audience, NewestChanges } from './audience.js';
 export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
+export { FOLLOWER_READ_ONLY, followerWriteRefused, type InstanceRole, type WalPositions } from './follower.js';
 export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
 export {

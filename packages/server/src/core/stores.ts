@@ -47,6 +47,12 @@ export interface WriteContext extends Stores {
  * recorded changes to the change feed. A database that cannot be reached fails with UNAVAILABLE.
  */
 export interface UnitOfWork {
+  /**
+   * True while the database is a read-only standby (the instance is a follower, docs/regions.md):
+   * `write` refuses with UNAVAILABLE, and writes that may be left out (a session's renewal, a key's
+   * last use) are left out.
+   */
+  readonly readOnly: boolean;
   readonly read: Stores;
   readConsistent<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
   write<T>(fn: (ctx: WriteContext) => Promise<T>): Promise<T>;

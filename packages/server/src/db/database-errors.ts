@@ -1,4 +1,4 @@
-import { UniqueViolation } from '../core/index.js';
+import { FOLLOWER_READ_ONLY, UniqueViolation } from '../core/index.js';
 import { AppError } from '../platform/errors.js';
 
 /** Socket errors of a database connection that a later attempt may not meet. */
@@ -47,13 +47,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is not available right now; retry shortly.';
 
+/** read_only_sql_transaction: what a hot standby answers every write (and every row lock). */
+const READ_ONLY_TRANSACTION = '25006';
+
 /**
- * The error a request should fail with: UNAVAILABLE for a database that cannot be reached, and
- * core's UniqueViolation for a broken unique index.
+ * The error a request should fail with: UNAVAILABLE for a database that cannot be reached or that
+ * is a read-only standby (a follower's), and core's UniqueViolation for a broken unique index.
  */
 export function translateDatabaseError(error: unknown): unknown {
   if (error instanceof AppError || error instanceof UniqueViolation) return error;
   if (isUniqueViolation(error)) return new UniqueViolation('A unique index refused the write.', { cause: error });
+  if ((error as { code?: unknown } | null)?.code === READ_ONLY_TRANSACTION) {
+    return new AppError('UNAVAILABLE', FOLLOWER_READ_ONLY, undefined, { cause: error });
+  }
   if (!isDatabaseUnavailable(error)) return error;
   return new AppError('UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE, undefined, { cause: error });
 }

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction
 import pg from 'pg';
 import type { DatabaseConfig } from '../platform/config/app-config.js';
 import { translateDatabaseError } from './database-errors.js';
-import { migrateSchema, type MigrationOutcome } from './schema-migration.js';
+import { migrateSchema, schemaStatus, type MigrationOutcome } from './schema-migration.js';
 import type { DatabaseSchema } from './schema.js';
 import { withPreparedStatements } from './sqlite-statements.js';
 
@@ -19,6 +19,8 @@ export interface Database {
   readonly db: Db;
   /** Creates or updates the schema; the first thing that needs the database to answer. */
   migrate(): Promise<MigrationOutcome>;
+  /** This release's migrations the schema lacks, and those of a newer release it has; changes nothing. */
+  schemaStatus(): Promise<{ readonly missing: readonly string[]; readonly newer: readonly string[] }>;
   /** Runs the given function in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */
@@ -42,7 +44,10 @@ const INT8_OID = 20;
  * Opens the database without talking to it (PostgreSQL connects on first use), so the server can
  * start while the database is still down; `migrate` is the first call that needs it.
  */
-export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Database {
+export function openDatabase(
+  config: Pick<DatabaseConfig, 'url' | 'dataDir'>,
+  options: OpenDatabaseOptions = {},
+): Database {
   const dialect: Dialect = config.url ? 'postgres' : 'sqlite';
   const log = options.onQuery
     ? (event: LogEvent) => options.onQuery?.({ durationMs: event.queryDurationMillis, failed: event.level === 'error' })
@@ -92,6 +97,10 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
     // A database still down answers UNAVAILABLE, which start-up retries (docs/operations.md).
     migrate: () =>
       migrateSchema(db as Kysely<unknown>, dialect).catch((error: unknown) => {
+        throw translateDatabaseError(error);
+      }),
+    schemaStatus: () =>
+      schemaStatus(db as Kysely<unknown>, dialect).catch((error: unknown) => {
         throw translateDatabaseError(error);
       }),
     transaction: (fn) => db.transaction().execute(fn),

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { accessMigration } from './migrations/access.js';
+import { changeLogTransactionsMigration } from './migrations/change-log-transactions.js';
 import { hashedSessionIdsMigration } from './migrations/hashed-session-ids.js';
 import { secretsMigration } from './migrations/secrets.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
@@ -367,6 +368,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0013-review-authors': reviewAuthorsMigration(),
         '0014-hashed-session-ids': hashedSessionIdsMigration(),
         '0015-stream-audience': streamAudienceMigration(),
+        '0018-change-log-transactions': changeLogTransactionsMigration(dialect),
       }),
   };
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import type { ChangeFeed, ChangeHub, ChangeNotice, EntryChange, SecretCipher } from '../core/index.js';
+import type { ChangeFeed, ChangeHub, ChangeNotice, SecretCipher } from '../core/index.js';
 import type { Clock } from '../platform/clock.js';
+import { replayWatchedVersions } from './change-log-replay.js';
 import type { Db, Tx } from './database.js';
 import { translateDatabaseError } from './database-errors.js';
 import { decodeNotice, encodeNotice } from './notice-wire.js';
@@ -34,6 +35,12 @@ export interface PostgresChangeFeedOptions {
   cipher: SecretCipher;
   /** Called with every notice as it is received; lets metrics count them. */
   onNotice?: (notice: ChangeNotice) => void;
+  /**
+   * Runs first on the first connection, before any of its notifications is handled: a feed that
+   * takes over from another (the follower's change-log poller, at promotion) delivers what that one
+   * had not read yet, then what LISTEN brings; the hub drops what arrives twice.
+   */
+  catchUp?: () => Promise<void>;
 }
 
 /**
@@ -94,41 +101,7 @@ export function createPostgresChangeFeed(
     deliver(decodeNotice(parked, options.cipher));
   };
 
-  /**
-   * Per watched version, replays from the change log every change after the last one delivered,
-   * exactly as committed (renames and deletions included). Changes older than the log's retention
-   * are recovered from the entries themselves, where the intermediate values of a key collapse
-   * into its latest state, as in any backfill.
-   */
-  const resync = async (): Promise<void> => {
-    for (const versionId of hub.watchedVersions()) {
-      let deleted = false;
-      for (const payload of await log.payloadsSince(versionId, hub.lastTimestamp(versionId) ?? 0)) {
-        const notice = decodeNotice(payload, options.cipher);
-        deliver(notice);
-        deleted ||= notice.kind === 'version-deleted';
-      }
-      if (!deleted) await resyncFromEntries(versionId);
-    }
-  };
-
-  const resyncFromEntries = async (versionId: string): Promise<void> => {
-    const serviceId = await log.serviceOf(versionId);
-    if (serviceId === undefined) {
-      // Deleted longer ago than the log keeps: its entries are gone with it.
-      deliver({ kind: 'version-deleted', serviceId: '', versionId, timestamp: Number.MAX_SAFE_INTEGER, entries: [] });
-      return;
-    }
-    const byTimestamp = new Map<number, EntryChange[]>();
-    for (const change of await log.entriesChangedSince(versionId, hub.lastTimestamp(versionId) ?? 0)) {
-      const list = byTimestamp.get(change.timestamp) ?? [];
-      list.push(change);
-      byTimestamp.set(change.timestamp, list);
-    }
-    for (const [timestamp, entries] of byTimestamp) {
-      deliver({ kind: 'entries', serviceId, versionId, timestamp, entries });
-    }
-  };
+  const resync = (): Promise<void> => replayWatchedVersions(log, hub, options.cipher, deliver);
 
   const scheduleReconnect = (): void => {
     if (closed || reconnectTimer) return;
@@ -180,6 +153,12 @@ export function createPostgresChangeFeed(
         await listening;
         logger.info({}, 'change feed: LISTEN connection restored; re-reading changes');
         await resync();
+      });
+    } else if (options.catchUp) {
+      const catchUp = options.catchUp;
+      enqueue(c, async () => {
+        await listening;
+        await catchUp();
       });
     }
     try {

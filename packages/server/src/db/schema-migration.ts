@@ -36,6 +36,25 @@ export async function migrateSchema(db: Kysely<unknown>, dialect: Dialect): Prom
 }
 
 /**
+ * What the schema lacks of this release's migrations and what it has beyond them, changing nothing:
+ * a follower's database is a read-only standby, migrated by the primary and replication.
+ */
+export async function schemaStatus(
+  db: Kysely<unknown>,
+  dialect: Dialect,
+): Promise<{ readonly missing: readonly string[]; readonly newer: readonly string[] }> {
+  const known = Object.keys(await migrationProvider(dialect).getMigrations());
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === DEFAULT_MIGRATION_TABLE)) return { missing: known, newer: [] };
+  const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+  const applied = new Set(rows.rows.map((row) => row.name));
+  return {
+    missing: known.filter((name) => !applied.has(name)),
+    newer: [...applied].filter((name) => !known.includes(name)).sort(),
+  };
+}
+
+/**
  * The applied migrations unknown to this release when every known one is applied too; null when
  * there are none. Unknown ones beside missing known ones mean two diverging releases, which no
  * order of migrations can reconcile: that stops the start.

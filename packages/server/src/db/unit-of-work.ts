@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
-import type {
-  ChangeFeed,
-  ChangeNotice,
-  Outbox,
-  ReportedChange,
-  SecretCipher,
-  Stores,
-  UnitOfWork,
-  WriteContext,
+import {
+  followerWriteRefused,
+  type ChangeFeed,
+  type ChangeNotice,
+  type Outbox,
+  type ReportedChange,
+  type SecretCipher,
+  type Stores,
+  type UnitOfWork,
+  type WriteContext,
 } from '../core/index.js';
 import type { Database, Dialect, Tx } from './database.js';
 import { translateDatabaseError } from './database-errors.js';
@@ -67,13 +68,15 @@ const NO_OUTBOX: Outbox<Stores> = { enqueue: () => Promise.resolve(false), commi
 
 /**
  * The unit of work of core/, on this database: the SQL stores, one transaction per write. The
- * changes a write reports become webhook deliveries (`outbox`) in the same transaction.
+ * changes a write reports become webhook deliveries (`outbox`) in the same transaction. While
+ * `readOnly` says so (a follower's standby), a write is refused before it begins.
  */
 export function createUnitOfWork(
   database: Database,
   feed: ChangeFeed<Tx>,
   cipher: SecretCipher,
   outbox: Outbox<Stores> = NO_OUTBOX,
+  readOnly: () => boolean = () => false,
 ): UnitOfWork {
   const { dialect } = database;
   // SQLite has one writer. Keeping commit and in-process publication under one lock makes the
@@ -107,6 +110,9 @@ export function createUnitOfWork(
 
   const readStores = createStores(database.db, dialect, cipher);
   return {
+    get readOnly() {
+      return readOnly();
+    },
     read: Object.fromEntries(
       Object.entries(readStores).map(([name, store]) => [name, translatingErrors(store)]),
     ) as unknown as Stores,
@@ -118,6 +124,9 @@ export function createUnitOfWork(
             .execute((tx) => fn(createStores(tx, dialect, cipher)))
         : database.transaction((tx) => fn(createStores(tx, dialect, cipher)))
       ).catch(rethrowTranslated),
-    write: (fn) => (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)).catch(rethrowTranslated),
+    write: (fn) => {
+      if (readOnly()) return Promise.reject(followerWriteRefused());
+      return (dialect === 'sqlite' ? serialized(() => write(fn)) : write(fn)).catch(rethrowTranslated);
+    },
   };
 }

@@ -15,6 +15,7 @@ import {
 import { AnchorLink } from '../components/anchor-link';
 import { Outlet } from '@tanstack/react-router';
 import { ProblemAlert } from '../components/problem-alert';
+import { ReadOnlyBanner } from './read-only-banner';
 import { abilitiesOf, useMe, useSignOut } from '../screens/sign-in/use-session';
 
 function ColorSchemeToggle() {
@@ -110,6 +111,7 @@ export function AppLayout() {
         </Stack>
       </AppShell.Header>
       <AppShell.Main>
+        <ReadOnlyBanner />
         {signOut.isError && <ProblemAlert error={signOut.error} mb="md" />}
         <Outlet />
       </AppShell.Main>

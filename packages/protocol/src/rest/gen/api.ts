@@ -191,6 +191,9 @@ export interface paths {
                 clientId: string | null;
                 scopes: string | null;
               };
+              follower: {
+                primaryUrl: string | null;
+              } | null;
             };
           };
         };

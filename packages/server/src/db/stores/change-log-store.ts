@@ -18,6 +18,16 @@ export interface ChangeLogStore {
     inline: boolean,
   ): Promise<void>;
   payload(id: number): Promise<string | undefined>;
+  /**
+   * PostgreSQL (docs/regions.md): the xmin of this read's snapshot, and every change written by a
+   * transaction at or after `fromTx` (at or after that xmin when null), in timestamp order. A
+   * transaction below a snapshot's xmin had ended when the snapshot was taken, so a reader that
+   * passes each read's xmin to the next sees every committed change, whatever the commit order of
+   * transactions across versions; rows it read before come again and are told apart by their id.
+   */
+  committedSince(
+    fromTx: bigint | null,
+  ): Promise<{ xmin: bigint; rows: Array<{ id: number; txId: bigint; payload: string }> }>;
   /** Payloads of the version's changes after `afterTs`, in order. */
   payloadsSince(versionId: string, afterTs: number): Promise<string[]>;
   purgeCreatedBefore(createdAt: number): Promise<void>;
@@ -43,6 +53,23 @@ export function createChangeLogStore(db: Kysely<DatabaseSchema>, cipher: SecretC
     async payload(id) {
       const row = await db.selectFrom('change_log').select('payload').where('id', '=', id).executeTakeFirst();
       return row?.payload;
+    },
+    async committedSince(fromTx) {
+      // One statement, so the rows and pg_current_snapshot() come from the same snapshot.
+      const { rows } = await sql<{ xmin: string; id: number | null; tx_id: string | null; payload: string | null }>`
+        with snap as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
+        select snap.xmin::text as xmin, c.id, c.tx_id::text as tx_id, c.payload
+        from snap left join change_log c on c.tx_id >= coalesce(${fromTx === null ? null : fromTx.toString()}::xid8, snap.xmin)
+        order by c.ts, c.id`.execute(db);
+      const xmin = BigInt(rows[0]?.xmin ?? '0');
+      return {
+        xmin,
+        rows: rows.flatMap((r) =>
+          r.id === null || r.tx_id === null || r.payload === null
+            ? []
+            : [{ id: Number(r.id), txId: BigInt(r.tx_id), payload: r.payload }],
+        ),
+      };
     },
     async payloadsSince(versionId, afterTs) {
       const rows = await db

@@ -3,8 +3,13 @@ import type { SettingsStore } from '../../core/index.js';
 import type { DatabaseSchema } from '../schema.js';
 
 export function createSettingsStore(db: Kysely<DatabaseSchema>): SettingsStore {
+  const read = async (key: string) =>
+    (await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst())?.value;
   return {
     async getOrCreate(key, candidate) {
+      // Read first: a value once made is only read, which a follower's read-only standby allows.
+      const stored = await read(key);
+      if (stored !== undefined) return stored;
       await db
         .insertInto('settings')
         .values({ key, value: candidate })

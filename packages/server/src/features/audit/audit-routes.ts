@@ -58,7 +58,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ queries: AuditQueries; cip
   app.post(
     '/api/auditlogs/search',
     {
-      config: { policy: 'authenticated' },
+      // A search: a follower serves it from its standby (docs/regions.md).
+      config: { policy: 'authenticated', writes: false },
       schema: {
         tags: ['audit'],
         summary: 'Audit records of a service, newest first',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Identity } from '../../core/index.js';
+import type { Identity, InstanceRole } from '../../core/index.js';
 import type { AuthenticationConfig } from '../../platform/config/app-config.js';
 import { Nullable, problems } from '../../platform/http/schemas.js';
 import { identityOf } from './sessions/auth-plugin.js';
@@ -38,6 +38,8 @@ const meRef = Type.Unsafe<ReturnType<typeof meOf>>({ $ref: 'Me#' });
 
 export interface AuthRoutesOptions {
   authentication: AuthenticationConfig;
+  /** Whether this instance is a follower (the console's read-only banner, docs/regions.md). */
+  role: InstanceRole;
 }
 
 /** /auth/me, /api/auth/me and /auth/config: the same for every provider. */
@@ -77,19 +79,33 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
                 scopes: Nullable(Type.String()),
               }),
             ),
+            // Set while this instance is a read-only follower of a PostgreSQL standby; null on a primary.
+            follower: Nullable(
+              Type.Object(
+                {
+                  primaryUrl: Nullable(
+                    Type.String({ description: 'Server:PrimaryUrl, where writes and sign-ins are forwarded' }),
+                  ),
+                },
+                { description: 'This instance is a read-only follower of a PostgreSQL standby (docs/regions.md)' },
+              ),
+            ),
           }),
         },
       },
     },
     async () => {
       const { provider, jwt } = options.authentication;
+      const { role } = options;
+      const follower = role.follower ? { primaryUrl: role.primaryUrl } : null;
       if (provider === 'Jwt' && jwt) {
         return {
           provider: 'jwt',
           jwt: { authorizeUrl: jwt.authorizeUrl, tokenUrl: jwt.tokenUrl, clientId: jwt.clientId, scopes: jwt.scopes },
+          follower,
         };
       }
-      return { provider: provider.toLowerCase() };
+      return { provider: provider.toLowerCase(), follower };
     },
   );
 };

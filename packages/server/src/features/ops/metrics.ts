@@ -22,6 +22,8 @@ export interface Metrics {
   readonly connectionsRejected: Counter<'reason'>;
   /** Tells the open-connections gauge where to read its value at scrape time. */
   countOpenConnectionsWith(source: () => number): void;
+  /** Tells the follower gauges (docs/regions.md) where to read the instance's role and lag at scrape time. */
+  followReplicationWith(source: () => { follower: boolean; lagSeconds: number }): void;
 }
 
 export function createMetrics(): Metrics {
@@ -30,6 +32,23 @@ export function createMetrics(): Metrics {
   let openSubscriptions = (): number => 0;
   let openConnections = (): number => 0;
   let connectedInstances = (): Iterable<{ serviceId: string; versionId: string; count: number }> => [];
+  let replication = () => ({ follower: false, lagSeconds: 0 });
+  new Gauge({
+    name: 'realtime_follower',
+    help: 'Whether this instance is a follower (1: its database is a PostgreSQL standby, it writes nothing) or a primary (0)',
+    registers: [registry],
+    collect() {
+      this.set(replication().follower ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'realtime_follower_lag_seconds',
+    help: "A follower's replication delay: how long the standby's replay has been behind what it received from the primary (0 on a primary)",
+    registers: [registry],
+    collect() {
+      this.set(replication().lagSeconds);
+    },
+  });
   new Gauge({
     name: 'realtime_connected_instances',
     help: 'StartSubscribe streams open on this instance, by service and version id (a series only while the version has open streams)',
@@ -67,6 +86,9 @@ export function createMetrics(): Metrics {
     },
     countOpenConnectionsWith(source) {
       openConnections = source;
+    },
+    followReplicationWith(source) {
+      replication = source;
     },
     connectionsEvicted: new Counter({
       name: 'realtime_connections_evicted_total',

@@ -13,6 +13,11 @@ export interface OpsRoutesOptions {
    * down (load balancers should stop sending traffic).
    */
   readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
+  /**
+   * Why a follower (docs/regions.md) should not take traffic now: its standby's replay is further
+   * behind than Database:MaxFollowerLagSeconds. Null while it is not.
+   */
+  lagging?: () => string | null;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -45,6 +50,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRoutesOptions> = async (app
           timer = setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS);
         }),
       ]);
+      const lagging = options.lagging?.() ?? null;
+      if (lagging !== null) return sendProblem(reply, problemFor('UNAVAILABLE', lagging));
       return { status: 'ready' };
     } catch (error) {
       _request.log.warn({ err: error }, 'readiness check failed');

@@ -34,6 +34,14 @@ export interface ConfigCallDependencies {
   readonly authorizer: GrpcAuthorizer;
   /** False while the server waits for its database: calls answer UNAVAILABLE. */
   readonly isStarted: () => boolean;
+  /**
+   * Where CreateVersion goes while this instance is a follower (docs/regions.md): to the primary,
+   * whose answer it is, or refused. Absent: every call is served here.
+   */
+  readonly forwarding?: {
+    readonly active: boolean;
+    createVersion(request: CreateVersionRequest, credentials: GrpcCredentials): Promise<CreateVersionResponse>;
+  };
 }
 
 /** A StartSubscribe request checked and authorized, with the check its stream repeats while open. */
@@ -114,6 +122,9 @@ export class ConfigCalls {
 
   async createVersion(request: CreateVersionRequest, credentials: GrpcCredentials): Promise<CreateVersionResponse> {
     this.requireStarted();
+    // Before anything is checked here: the primary decides on its own data, not the standby's.
+    const { forwarding } = this.deps;
+    if (forwarding?.active) return forwarding.createVersion(request, credentials);
     requireUuid('service_id', request.serviceId);
     const caller = await this.authorize(credentials, request.serviceId, 'register');
     const versionId = await this.deps.registration.register(

@@ -3,7 +3,7 @@ import type http2 from 'node:http2';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '../../protocol.js';
 import type { Metrics } from '../ops/index.js';
-import { createContextValues } from '@connectrpc/connect';
+import { createContextValues, type Interceptor } from '@connectrpc/connect';
 import { configRpcRoutes, streamOriginKey, type ConfigRpcDependencies } from './config-rpc.js';
 import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';
 import { isNativeGrpc } from './native-grpc.js';
@@ -39,6 +39,8 @@ export interface GrpcGatewayOptions extends ConfigRpcDependencies, NativeCallOpt
   readonly getConfigLayout: GetConfigLayout;
   /** Where everything that is not an RPC goes: the REST API and the UI. */
   readonly fallback: (req: AnyRequest, res: AnyResponse) => void;
+  /** Run around every call of the Connect-ES path (the one forwarded calls take, docs/regions.md). */
+  readonly interceptors?: Interceptor[];
 }
 
 export interface GrpcGateway {
@@ -59,6 +61,7 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
     routes: configRpcRoutes(options),
     fallback: (req, res) => options.fallback(req, res as unknown as AnyResponse),
     shutdownSignal: shutdownController.signal,
+    interceptors: options.interceptors ?? [],
     // The connection a stream counts against: the HTTP/2 session, or the HTTP/1.1 socket (gRPC-Web).
     contextValues: (req) =>
       createContextValues().set(

@@ -41,6 +41,12 @@ export interface PresenceOptions {
   /** The presence table shared by every server instance (PostgreSQL); null with SQLite: one instance. */
   readonly store: PresenceStore | null;
   readonly logger: { warn(obj: object, msg: string): void };
+  /**
+   * True while this instance is a follower (docs/regions.md): its standby takes no writes, so its
+   * streams are written nowhere. They are listed by this instance itself (beside the primary's,
+   * which replication brings), not by the primary's instances. Promoted, it writes them all.
+   */
+  readonly readOnly?: () => boolean;
 }
 
 /** How often a server instance writes its streams' changes and its heartbeat: one batch each time. */
@@ -184,7 +190,7 @@ export class StreamPresence {
     this.timer = undefined;
     await this.refreshing;
     const { store } = this.options;
-    if (!store) return;
+    if (!store || this.options.readOnly?.()) return;
     await store
       .removeServer(this.options.serverInstance)
       .catch((err: unknown) => this.options.logger.warn({ err }, 'removing the stream presence rows failed'));
@@ -194,6 +200,12 @@ export class StreamPresence {
   async refresh(): Promise<void> {
     const { store, serverInstance: me } = this.options;
     if (!store) return;
+    if (this.options.readOnly?.()) {
+      // Nothing of this instance is in the table of a standby: all is written once it is promoted.
+      this.written.clear();
+      this.closedNos = [];
+      return;
+    }
     const removed = this.closedNos;
     this.closedNos = [];
     const added: Array<{ stream: PresentStream; lastEvent: number | null }> = [];

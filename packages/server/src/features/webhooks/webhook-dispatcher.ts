@@ -119,7 +119,8 @@ export class WebhookDispatcher {
       let claimed: ClaimedDelivery[] = [];
       let nextDue: number | undefined;
       try {
-        if (free > 0) {
+        // A follower's standby takes no writes (docs/regions.md): it claims nothing until promoted.
+        if (free > 0 && !this.uow.readOnly) {
           const now = this.clock.nowMicros();
           claimed = await this.uow.write((ctx) => ctx.webhooks.claimDue(now, now + LEASE_MICROS, free));
         }

@@ -50,6 +50,8 @@ export interface ServerConfig {
   readonly trustProxy: readonly string[];
   /** Server:ConsoleDir: the built web console to serve (resolved); null means the one shipped with the server. */
   readonly consoleDir: string | null;
+  /** Server:PrimaryUrl (no trailing slash): where a follower forwards writes; null refuses them. */
+  readonly primaryUrl: string | null;
 }
 
 export interface DatabaseConfig {
@@ -57,6 +59,10 @@ export interface DatabaseConfig {
   readonly url: string | null;
   /** Database:DataDir, default ./data (resolved against the working directory); `memory://` keeps everything in memory. */
   readonly dataDir: string;
+  /** Database:FollowIntervalMilliseconds, default 200: how often a follower reads the change log. */
+  readonly followIntervalMs: number;
+  /** Database:MaxFollowerLagSeconds, default 30: a follower further behind answers /readyz with 503. */
+  readonly maxFollowerLagSeconds: number;
 }
 
 export interface LocalAuthConfig {

@@ -104,11 +104,24 @@ export const CONFIG_KEYS = {
     docDefault: 'the console that comes with the server',
     doc: 'folder of the built web console (`index.html` and `assets/`), relative to the working directory. The server serves a copy taken at start, so a rebuild or an upgrade of these files never breaks the console of a running server',
   },
+  'Server:PrimaryUrl': {
+    kind: { type: 'optional-text' },
+    docDefault: 'none',
+    doc: "on a follower (its `Database:Url` a PostgreSQL standby), the primary region's address (`https://config.eu.example.com`): writes, sign-ins and CreateVersion go there with the caller's credentials; unset, they are refused (503). See [regions.md](regions.md)",
+  },
   'Database:Url': {
     kind: { type: 'optional-text' },
     secret: true,
     doc: '`postgres://` or `postgresql://` URL; unset means the embedded SQLite database',
     essential: true,
+  },
+  'Database:FollowIntervalMilliseconds': {
+    kind: { type: 'integer', default: 200, min: 10, max: 60_000 },
+    doc: 'on a follower, the pause between two reads of the change log on the standby (NOTIFY does not reach a standby): changes reach its streams at most this much later than replication brings them, for one small query per read',
+  },
+  'Database:MaxFollowerLagSeconds': {
+    kind: { type: 'positive-number', default: 30 },
+    doc: "on a follower, `/readyz` answers 503 while the standby's replay is further behind what it received from the primary than this (`realtime_follower_lag_seconds`)",
   },
   'Database:DataDir': {
     kind: { type: 'text', default: './data' },

@@ -92,8 +92,14 @@ describe('loadConfig defaults', () => {
       idleTimeoutSeconds: 120,
       trustProxy: [],
       consoleDir: null,
+      primaryUrl: null,
     });
-    expect(config.database).toEqual({ url: null, dataDir: join(dir, 'data') });
+    expect(config.database).toEqual({
+      url: null,
+      dataDir: join(dir, 'data'),
+      followIntervalMs: 200,
+      maxFollowerLagSeconds: 30,
+    });
     expect(config.authentication.provider).toBe('Saml');
     expect(config.authentication.emailClaimType).toBe(
       'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
@@ -158,6 +164,39 @@ function samlEnv(): Record<string, string> {
     Authentication__Saml__IdentityProviderMetadataUrl: validSaml.IdentityProviderMetadataUrl,
   };
 }
+
+describe('loadConfig regions', () => {
+  it("reads a follower's primary URL without its trailing slash, and the follower settings", () => {
+    const config = loadLocal({
+      argv: [
+        '--Server:PrimaryUrl=https://config.eu.example.com/',
+        '--Database:FollowIntervalMilliseconds=50',
+        '--Database:MaxFollowerLagSeconds=2.5',
+      ],
+    });
+    expect(config.server.primaryUrl).toBe('https://config.eu.example.com');
+    expect(config.database).toMatchObject({ followIntervalMs: 50, maxFollowerLagSeconds: 2.5 });
+  });
+
+  it('rejects a primary URL that is not an http(s) address, or one with a query or a user', () => {
+    for (const value of [
+      'config.eu.example.com',
+      'ftp://config.eu',
+      'https://config.eu/?a=1',
+      'https://u:p@config.eu',
+    ]) {
+      expect(errorOf(() => loadLocal({ argv: [`--Server:PrimaryUrl=${value}`] })).message).toContain(
+        'Server:PrimaryUrl must be',
+      );
+    }
+  });
+
+  it('rejects a follow interval outside 10 ms to 60 s, naming the key', () => {
+    expect(errorOf(() => loadLocal({ argv: ['--Database:FollowIntervalMilliseconds=5'] })).message).toContain(
+      'Database:FollowIntervalMilliseconds',
+    );
+  });
+});
 
 describe('loadConfig sources', () => {
   it('lets each source override the one before: defaults < appsettings.json < appsettings.{Env}.json < env < command line', () => {

@@ -148,7 +148,21 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
     idleTimeoutSeconds: reader.read('Server:IdleTimeoutSeconds'),
     trustProxy: reader.read('Server:TrustProxy'),
     consoleDir: readConsoleDir(reader, cwd),
+    primaryUrl: readPrimaryUrl(reader),
   };
+}
+
+function readPrimaryUrl(reader: ConfigReader): string | null {
+  const value = reader.read('Server:PrimaryUrl');
+  if (value === null) return null;
+  checkHttpUrl(reader, 'Server:PrimaryUrl', value, null);
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url && (url.search || url.hash || url.username || url.password)) {
+    reader.problem(
+      `Server:PrimaryUrl must be the address of the primary region without a query, fragment or user (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value.replace(/\/+$/, '');
 }
 
 function readConsoleDir(reader: ConfigReader, cwd: string): string | null {
@@ -220,6 +234,8 @@ function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
   return {
     url: url?.trim() ?? null,
     dataDir: dataDir.toLowerCase() === 'memory://' ? 'memory://' : resolve(cwd, dataDir),
+    followIntervalMs: reader.read('Database:FollowIntervalMilliseconds'),
+    maxFollowerLagSeconds: reader.read('Database:MaxFollowerLagSeconds'),
   };
 }
 

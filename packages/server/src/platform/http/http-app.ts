@@ -14,6 +14,13 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served while the server is still starting (waiting for its database): health and metrics. */
     beforeStart?: boolean;
+    /**
+     * Whether the route may change anything. A follower (docs/regions.md) sends such a request to
+     * the primary before anything of it runs, and serves the others from its standby. Default: true
+     * for POST, PUT, PATCH and DELETE, false for GET, HEAD and OPTIONS. A POST that only reads (a
+     * search, an evaluation) says `writes: false`; a GET that writes (a sign-in redirect) `writes: true`.
+     */
+    writes?: boolean;
   }
 }
 

@@ -3,6 +3,7 @@ import { SecretInput } from '../../components/secret-input';
 import { Navigate, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { ProblemAlert } from '../../components/problem-alert';
+import { ReadOnlyBanner } from '../../app/read-only-banner';
 import { safeReturnUrl, signInRoute } from './route';
 import { startPkceSignIn } from './pkce';
 import { useAuthConfig, useLocalSignIn, useMe } from './use-session';
@@ -78,6 +79,7 @@ export function SignInPage() {
           <Title order={1} size="h2">
             Sign in to Realtime Config
           </Title>
+          <ReadOnlyBanner />
           {config.isPending && <Loader aria-label="Loading" />}
           {config.isError && <ProblemAlert error={config.error} />}
           {config.data &&

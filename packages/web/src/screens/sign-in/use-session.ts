@@ -28,7 +28,9 @@ export function useAuthConfig() {
   return useQuery({
     queryKey: queryKeys.authConfig,
     queryFn: () => unwrap(api.GET('/auth/config')),
-    staleTime: Infinity,
+    // Settings of the server, but whether it is a follower changes when its standby is promoted.
+    staleTime: 30_000,
+    refetchInterval: 30_000,
   });
 }
 

@@ -111,7 +111,8 @@ export class ApiKeys {
     const found = await this.uow.read.apiKeys.findByHash(hashOfSecret(key));
     if (!found || found.revokedAt !== null) return undefined;
     const now = this.clock.nowMicros();
-    if (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS) {
+    // A follower's standby takes no writes (docs/regions.md): uses there are not recorded.
+    if (!this.uow.readOnly && (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS)) {
       await this.uow.read.apiKeys.touch(found.id, now, now - LAST_USED_RESOLUTION_MICROS);
     }
     return found;

@@ -21,6 +21,8 @@ export function createLocalProvider(
       await app.register(userRoutes, { local: accounts, throttle });
     },
     async start() {
+      // A follower's standby has the primary's accounts; the primary seeds (docs/regions.md).
+      if (deps.uow.readOnly) return;
       const { defaultAdminUsername, defaultAdminPassword } = deps.config.authentication.local;
       if (await accounts.seedAdmin(defaultAdminUsername, defaultAdminPassword, BUILT_IN_ADMIN_PASSWORD)) {
         deps.logger.warn(

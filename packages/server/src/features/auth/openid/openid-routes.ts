@@ -55,14 +55,18 @@ function signInFailed(): AppError {
   return AppError.unauthenticated('The sign-in could not be completed. Start it again from /auth/login.');
 }
 
-/** GET /auth/login, GET /auth/callback and GET /auth/logout (docs/rest-api.md, OpenId). */
+/**
+ * GET /auth/login, GET /auth/callback and GET /auth/logout (docs/rest-api.md, OpenId). Each writes
+ * the session, so a follower forwards them to the primary (`writes: true`, docs/regions.md): the
+ * callback's one-time code must be redeemed there, once.
+ */
 export const openIdRoutes: FastifyPluginAsyncTypebox<OpenIdRoutesOptions> = async (app, options) => {
   const tags = ['auth'];
 
   app.get(
     '/auth/login',
     {
-      config: { policy: 'public' },
+      config: { policy: 'public', writes: true },
       schema: {
         tags,
         summary: 'Sign in with the OpenID Connect provider (redirects there)',
@@ -96,7 +100,7 @@ export const openIdRoutes: FastifyPluginAsyncTypebox<OpenIdRoutesOptions> = asyn
   app.get(
     '/auth/callback',
     {
-      config: { policy: 'public' },
+      config: { policy: 'public', writes: true },
       schema: { tags, summary: 'Return from the OpenID Connect provider', response: problems(401) },
     },
     async (request, reply) => {
@@ -149,7 +153,7 @@ export const openIdRoutes: FastifyPluginAsyncTypebox<OpenIdRoutesOptions> = asyn
   app.get(
     '/auth/logout',
     {
-      config: { policy: 'public' },
+      config: { policy: 'public', writes: true },
       schema: { tags, summary: 'Sign out here and, when it supports it, at the OpenID Connect provider' },
     },
     async (request, reply) => {

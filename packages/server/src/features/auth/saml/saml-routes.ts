@@ -32,7 +32,8 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlRoutesOptions> = async (a
   app.get(
     '/auth/login',
     {
-      config: { policy: 'public' },
+      // It stores the request's id (replay protection): a follower forwards it (docs/regions.md).
+      config: { policy: 'public', writes: true },
       schema: {
         tags,
         summary: 'Sign in at the SAML identity provider',
@@ -121,7 +122,10 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlRoutesOptions> = async (a
 
   app.get(
     `${modulePath}/Logout`,
-    { config: { policy: 'public' }, schema: { tags, summary: 'Sign out (and at the identity provider)' } },
+    {
+      config: { policy: 'public', writes: true },
+      schema: { tags, summary: 'Sign out (and at the identity provider)' },
+    },
     async (request, reply) => reply.redirect(await logout(request, fromIdp(request.query)), 302),
   );
   app.post(

@@ -74,6 +74,8 @@ export interface AuthPluginOptions {
   bearer: BearerCredentials;
   /** The access rule for `{ service }` routes. */
   serviceAccess: (caller: Caller, serviceId: string, action: ServiceAction) => Promise<void>;
+  /** True on a follower (docs/regions.md): its standby takes no writes, so no session is renewed there. */
+  readOnly: () => boolean;
 }
 
 export const SESSION_COOKIE = 'rc_session';
@@ -102,9 +104,11 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
   // A signed-in session is renewed (stored again, its cookie sent again with a later expiry) once a
   // tenth of its idle lifetime has passed since the last renewal, not on every request: most
   // requests neither write the session nor send a cookie. Revocation stays immediate, because the
-  // session row and the account are read on every request (ADR 0003).
+  // session row and the account are read on every request (ADR 0003). A follower renews nothing:
+  // the session is renewed by the requests that reach the primary, or expires.
   const renewAfterMs = options.idleTimeoutMs / 10;
   app.addHook('onRequest', async (request) => {
+    if (options.readOnly()) return;
     const session = request.session as typeof request.session | undefined;
     if (!session?.sessionId || !(session.localUser || session.claims)) return;
     const now = Date.now();

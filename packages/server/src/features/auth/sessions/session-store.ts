@@ -2,8 +2,18 @@ import type { SessionStore } from '@fastify/session';
 import type { UnitOfWork } from '../../../core/index.js';
 
 type Callback = (err?: unknown) => void;
+
 type GetCallback = Parameters<SessionStore['get']>[1];
 type StoredShape = Parameters<GetCallback>[1];
+
+/**
+ * How long a follower waits for a session it does not know (docs/regions.md): one made at the
+ * primary a moment ago (a sign-in it forwarded, or one at the primary itself) reaches the standby by
+ * replication. Only sessions whose signed cookie checks out are looked up, so nobody can make a
+ * follower wait with made-up ids.
+ */
+export const FOLLOWER_SESSION_WAIT_MS = 2000;
+const FOLLOWER_SESSION_POLL_MS = 50;
 
 /**
  * @fastify/session's store on the sessions of the database, so that every instance behind a load
@@ -14,6 +24,15 @@ export function createSessionStoreAdapter(
   idleTimeoutMs: number,
 ): SessionStore & { purgeExpired(): Promise<void> } {
   const sessions = uow.read.sessions;
+  const lookup = async (sessionId: string) => {
+    let row = await sessions.get(sessionId);
+    const deadline = Date.now() + FOLLOWER_SESSION_WAIT_MS;
+    while (!row && uow.readOnly && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, FOLLOWER_SESSION_POLL_MS));
+      row = await sessions.get(sessionId);
+    }
+    return row;
+  };
   const run = (work: Promise<void>, callback: Callback): void => {
     work.then(() => callback(), callback);
   };
@@ -26,7 +45,7 @@ export function createSessionStoreAdapter(
       run(sessions.put(sessionId, { data: JSON.stringify(session), expiresAt }), callback);
     },
     get(sessionId: string, callback: GetCallback) {
-      sessions.get(sessionId).then(
+      lookup(sessionId).then(
         (row) => callback(null, row && row.expiresAt > nowMs() ? (JSON.parse(row.data) as StoredShape) : null),
         (err: unknown) => callback(err),
       );

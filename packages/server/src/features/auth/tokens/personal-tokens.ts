@@ -112,7 +112,8 @@ export class PersonalTokens {
     if (!found || found.revokedAt !== null || found.expiresAt <= now) return null;
     const identity = await this.identityOf(found);
     if (!identity) return null;
-    if (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS) {
+    // A follower's standby takes no writes (docs/regions.md): uses there are not recorded.
+    if (!this.uow.readOnly && (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS)) {
       await this.uow.read.tokens.touch(found.id, now, now - LAST_USED_RESOLUTION_MICROS);
     }
     return identity;
