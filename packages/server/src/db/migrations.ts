@@ -368,7 +368,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0013-review-authors': reviewAuthorsMigration(),
         '0014-hashed-session-ids': hashedSessionIdsMigration(),
         '0015-stream-audience': streamAudienceMigration(),
-        '0018-change-log-transactions': changeLogTransactionsMigration(dialect),
+        '0016-change-log-transactions': changeLogTransactionsMigration(dialect),
       }),
   };
 }
