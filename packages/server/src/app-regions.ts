@@ -16,9 +16,7 @@ import type { Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { AppError } from './platform/errors.js';
 
-/** How often the database is asked whether it is a standby, and how far behind its replay is. */
-export const ROLE_CHECK_MS = 1000;
-/** Samples of received WAL still waiting for replay that are kept; one a second. */
+/** Samples of received WAL still waiting for replay that are kept; one per role check. */
 const MAX_LAG_SAMPLES = 3600;
 
 export interface InstanceRoleOptions {
@@ -225,7 +223,7 @@ export function createInstanceRole(options: InstanceRoleOptions): InstanceRoleCo
       receiving = feed;
       timer ??= setInterval(() => {
         checking ??= check().finally(() => (checking = undefined));
-      }, ROLE_CHECK_MS);
+      }, config.database.roleCheckIntervalMs);
       timer.unref();
     },
     async close() {

@@ -5,6 +5,7 @@
 export const queryKeys = {
   me: ['me'] as const,
   authConfig: ['auth-config'] as const,
+  instanceRole: ['instance-role'] as const,
   users: ['users'] as const,
   services: {
     all: ['services'] as const,

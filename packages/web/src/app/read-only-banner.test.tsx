@@ -5,10 +5,13 @@ import { queryKeys } from '../api/query-keys';
 import { renderInTheme } from '../test-support/render';
 import { ReadOnlyBanner } from './read-only-banner';
 
-/** The banner as the server's /auth/config describes the instance. */
+/** The banner as the server's /auth/instance describes the instance. */
 function renderWith(follower: { primaryUrl: string | null } | null) {
   const client = new QueryClient();
-  client.setQueryData(queryKeys.authConfig, { provider: 'local', follower });
+  client.setQueryData(
+    queryKeys.instanceRole,
+    follower ? { role: 'follower', primaryUrl: follower.primaryUrl } : { role: 'primary', primaryUrl: null },
+  );
   renderInTheme(
     <QueryClientProvider client={client}>
       <ReadOnlyBanner />

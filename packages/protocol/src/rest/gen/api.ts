@@ -191,9 +191,45 @@ export interface paths {
                 clientId: string | null;
                 scopes: string | null;
               };
-              follower: {
-                primaryUrl: string | null;
-              } | null;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/auth/instance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether this instance is a primary or a read-only follower of a PostgreSQL standby */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              role: 'primary' | 'follower';
+              primaryUrl: string | null;
             };
           };
         };

@@ -79,33 +79,46 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
                 scopes: Nullable(Type.String()),
               }),
             ),
-            // Set while this instance is a read-only follower of a PostgreSQL standby; null on a primary.
-            follower: Nullable(
-              Type.Object(
-                {
-                  primaryUrl: Nullable(
-                    Type.String({ description: 'Server:PrimaryUrl, where writes and sign-ins are forwarded' }),
-                  ),
-                },
-                { description: 'This instance is a read-only follower of a PostgreSQL standby (docs/regions.md)' },
-              ),
-            ),
           }),
         },
       },
     },
     async () => {
       const { provider, jwt } = options.authentication;
-      const { role } = options;
-      const follower = role.follower ? { primaryUrl: role.primaryUrl } : null;
       if (provider === 'Jwt' && jwt) {
         return {
           provider: 'jwt',
           jwt: { authorizeUrl: jwt.authorizeUrl, tokenUrl: jwt.tokenUrl, clientId: jwt.clientId, scopes: jwt.scopes },
-          follower,
         };
       }
-      return { provider: provider.toLowerCase(), follower };
+      return { provider: provider.toLowerCase() };
+    },
+  );
+
+  // The role of this instance, for the console's read-only banner: it changes when a follower's
+  // standby is promoted, unlike the sign-in settings above (docs/regions.md).
+  app.get(
+    '/auth/instance',
+    {
+      config: { policy: 'public' },
+      schema: {
+        tags,
+        summary: 'Whether this instance is a primary or a read-only follower of a PostgreSQL standby',
+        response: {
+          200: Type.Object({
+            role: Type.Union([Type.Literal('primary'), Type.Literal('follower')]),
+            primaryUrl: Nullable(
+              Type.String({ description: 'Server:PrimaryUrl of a follower, where writes and sign-ins are forwarded' }),
+            ),
+          }),
+        },
+      },
+    },
+    async () => {
+      const { role } = options;
+      return role.follower
+        ? { role: 'follower' as const, primaryUrl: role.primaryUrl }
+        : { role: 'primary' as const, primaryUrl: null };
     },
   );
 };

@@ -323,9 +323,12 @@ describe.skipIf(!pgBinaries)('followers on a PostgreSQL hot standby', () => {
     expect(snapshot.entries.map((e) => [e.key, e.value])).toEqual([['A:X', 'x']]);
     const session = { cookie: admin.sessionCookie as string };
     expect((await rest.get('/auth/me', { headers: session })).status).toBe(200);
-    expect((await rest.get('/auth/config')).body.follower).toEqual({ primaryUrl: null });
-    expect((await follower.client().get('/auth/config')).body.follower).toEqual({ primaryUrl: primary.baseUrl });
-    expect((await admin.get('/auth/config')).body.follower).toBeNull();
+    expect((await rest.get('/auth/instance')).body).toEqual({ role: 'follower', primaryUrl: null });
+    expect((await follower.client().get('/auth/instance')).body).toEqual({
+      role: 'follower',
+      primaryUrl: primary.baseUrl,
+    });
+    expect((await admin.get('/auth/instance')).body).toEqual({ role: 'primary', primaryUrl: null });
 
     // Nothing reached the primary.
     expect((await entriesByKey(admin, serviceId, versionId))['A:X']).toMatchObject({ rawValue: 'x', generation: 1 });

@@ -61,6 +61,8 @@ export interface DatabaseConfig {
   readonly dataDir: string;
   /** Database:FollowIntervalMilliseconds, default 200: how often a follower reads the change log. */
   readonly followIntervalMs: number;
+  /** Database:RoleCheckIntervalMilliseconds, default 1000: how often the database's role (primary or standby) is checked. */
+  readonly roleCheckIntervalMs: number;
   /** Database:MaxFollowerLagSeconds, default 30: a follower further behind answers /readyz with 503. */
   readonly maxFollowerLagSeconds: number;
 }

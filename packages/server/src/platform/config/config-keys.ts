@@ -119,6 +119,10 @@ export const CONFIG_KEYS = {
     kind: { type: 'integer', default: 200, min: 10, max: 60_000 },
     doc: 'on a follower, the pause between two reads of the change log on the standby (NOTIFY does not reach a standby): changes reach its streams at most this much later than replication brings them, for one small query per read',
   },
+  'Database:RoleCheckIntervalMilliseconds': {
+    kind: { type: 'integer', default: 1000, min: 100, max: 600_000 },
+    doc: 'with PostgreSQL, how often an instance asks its database whether it is a primary or a standby, and a follower measures its lag: a promoted standby turns its followers into primaries at most this much later (one small query each time)',
+  },
   'Database:MaxFollowerLagSeconds': {
     kind: { type: 'positive-number', default: 30 },
     doc: "on a follower, `/readyz` answers 503 while the standby's replay is further behind what it received from the primary than this (`realtime_follower_lag_seconds`)",

@@ -235,6 +235,7 @@ function readDatabase(reader: ConfigReader, cwd: string): DatabaseConfig {
     url: url?.trim() ?? null,
     dataDir: dataDir.toLowerCase() === 'memory://' ? 'memory://' : resolve(cwd, dataDir),
     followIntervalMs: reader.read('Database:FollowIntervalMilliseconds'),
+    roleCheckIntervalMs: reader.read('Database:RoleCheckIntervalMilliseconds'),
     maxFollowerLagSeconds: reader.read('Database:MaxFollowerLagSeconds'),
   };
 }

@@ -28,7 +28,15 @@ export function useAuthConfig() {
   return useQuery({
     queryKey: queryKeys.authConfig,
     queryFn: () => unwrap(api.GET('/auth/config')),
-    // Settings of the server, but whether it is a follower changes when its standby is promoted.
+    staleTime: Infinity,
+  });
+}
+
+/** Whether this server is a primary or a read-only follower; it changes when a standby is promoted. */
+export function useInstanceRole() {
+  return useQuery({
+    queryKey: queryKeys.instanceRole,
+    queryFn: () => unwrap(api.GET('/auth/instance')),
     staleTime: 30_000,
     refetchInterval: 30_000,
   });
