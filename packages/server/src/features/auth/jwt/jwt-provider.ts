@@ -57,10 +57,17 @@ async function readDiscovery(jwt: JwtAuthConfig): Promise<Discovery> {
   checkScheme(url, 'the discovery document', jwt);
   let document: unknown;
   try {
-    const response = await fetch(url, {
-      headers: { accept: 'application/json' },
-      redirect: 'error',
-      signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+    const get = () =>
+      fetch(url, {
+        headers: { accept: 'application/json' },
+        redirect: 'error',
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+      });
+    // A GET is safe to send twice: a pooled connection the provider closed just as it was reused
+    // fails with a network error (TypeError) that a new connection does not have.
+    const response = await get().catch((error: unknown) => {
+      if (error instanceof TypeError) return get();
+      throw error;
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     document = await response.json();
