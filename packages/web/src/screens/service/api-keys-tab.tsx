@@ -1,15 +1,9 @@
-import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { ApiKeyScope, CreatedApiKey } from '@realtime-config/protocol/rest';
+import { CredentialTable } from '../../components/credential-table';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
-import {
-  RevokeCredentialButton,
-  RevokeCredentialDialog,
-  useCredentialRevocation,
-} from '../../components/revoke-credential-dialog';
-import { ShownOnceDialog } from '../../components/shown-once-dialog';
-import { TimeText } from '../../components/time-text';
 import { useMe } from '../sign-in/use-session';
 import { apiKeysTabRoute } from './route';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useServiceAccess } from './use-service';
@@ -22,18 +16,18 @@ const SCOPES: ReadonlyArray<{ value: ApiKeyScope; description: string }> = [
   { value: 'secrets', description: 'read secret values in plain text' },
 ];
 const DEFAULT_SCOPES: readonly ApiKeyScope[] = ['read', 'register'];
+/** The dialog that shows a new key, this once. */
+const NEW_KEY = { title: 'API key created', valueLabel: 'New API key', copyLabel: 'Copy key' };
 
-function CreatedKeyDialog({ created, onClose }: { created: CreatedApiKey | null; onClose: () => void }) {
+function ScopeBadges({ scopes }: { scopes: readonly ApiKeyScope[] }) {
   return (
-    <ShownOnceDialog
-      value={created?.key ?? null}
-      title="API key created"
-      valueLabel="New API key"
-      copyLabel="Copy key"
-      onClose={onClose}
-    >
-      This is the only time the key is shown. Store it where your application reads its secrets.
-    </ShownOnceDialog>
+    <Group gap={4}>
+      {scopes.map((scope) => (
+        <Badge key={scope} variant="light" color={scope === 'secrets' ? 'orange' : 'blue'}>
+          {scope}
+        </Badge>
+      ))}
+    </Group>
   );
 }
 
@@ -44,7 +38,7 @@ export function ApiKeysTab() {
   const access = useServiceAccess(serviceId, me.data);
   const keys = useApiKeys(serviceId, access.manage);
   const create = useCreateApiKey(serviceId);
-  const revocation = useCredentialRevocation(useRevokeApiKey(serviceId));
+  const revoke = useRevokeApiKey(serviceId);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<readonly string[]>(DEFAULT_SCOPES);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
@@ -109,61 +103,23 @@ export function ApiKeysTab() {
         </Stack>
       </form>
       {create.isError && <ProblemAlert error={create.error} />}
-      {keys.isPending && <Loader aria-label="Loading API keys" />}
-      {keys.isError && <ProblemAlert error={keys.error} />}
-      {keys.data?.length === 0 && (
-        <EmptyState title="No API keys yet">Create one for each application or environment.</EmptyState>
-      )}
-      {keys.data && keys.data.length > 0 && (
-        <Table striped aria-label="API keys" className="rc-stack">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Key starts with</Table.Th>
-              <Table.Th>Scopes</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Last used</Table.Th>
-              <Table.Th>Status</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {keys.data.map((k) => (
-              <Table.Tr key={k.id}>
-                <Table.Td>{k.name}</Table.Td>
-                <Table.Td>
-                  <Code>{k.prefix}…</Code>
-                </Table.Td>
-                <Table.Td data-label="Scopes">
-                  <Group gap={4}>
-                    {k.scopes.map((scope) => (
-                      <Badge key={scope} variant="light" color={scope === 'secrets' ? 'orange' : 'blue'}>
-                        {scope}
-                      </Badge>
-                    ))}
-                  </Group>
-                </Table.Td>
-                <Table.Td data-label="Created" data-full>
-                  <TimeText iso={k.createdAt} /> {k.createdBy ? `by ${k.createdBy}` : ''}
-                </Table.Td>
-                <Table.Td data-label="Last used" data-full>
-                  {k.lastUsedAt ? <TimeText iso={k.lastUsedAt} /> : 'never'}
-                </Table.Td>
-                <Table.Td>
-                  {k.revokedAt ? (
-                    <Badge color="gray">Revoked</Badge>
-                  ) : (
-                    <RevokeCredentialButton revocation={revocation} credential={k} />
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      <CreatedKeyDialog created={created} onClose={() => setCreated(null)} />
-      <RevokeCredentialDialog revocation={revocation} confirmLabel="Revoke key">
-        Applications using this key are refused from now on. This cannot be undone.
-      </RevokeCredentialDialog>
+      <CredentialTable
+        label="API keys"
+        noun="Key"
+        list={keys}
+        loadingLabel="Loading API keys"
+        empty={<EmptyState title="No API keys yet">Create one for each application or environment.</EmptyState>}
+        columns={[{ header: 'Scopes', cell: (k) => <ScopeBadges scopes={k.scopes} /> }]}
+        createdBy={(k) => k.createdBy}
+        revoke={revoke}
+        revokeWarning="Applications using this key are refused from now on. This cannot be undone."
+        shownOnce={{
+          ...NEW_KEY,
+          value: created?.key ?? null,
+          onClose: () => setCreated(null),
+          children: 'This is the only time the key is shown. Store it where your application reads its secrets.',
+        }}
+      />
     </Stack>
   );
 }
