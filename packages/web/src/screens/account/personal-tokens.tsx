@@ -1,9 +1,9 @@
 import { Button, Code, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import type { CreatedPersonalToken } from '@realtime-config/protocol/rest';
+import { useState } from 'react';
 import { ProblemError } from '../../api/problem';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
+import { useNewCredential } from '../../components/use-new-credential';
 import { TokenTable } from './token-table';
 import { useCreateToken, useRevokeToken, useTokens } from './use-tokens';
 
@@ -22,24 +22,12 @@ export function PersonalTokens() {
   const tokens = useTokens();
   const create = useCreateToken();
   const revoke = useRevokeToken();
-  const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('30');
-  const [created, setCreated] = useState<CreatedPersonalToken | null>(null);
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (name.trim() === '') return;
-    const expiresAt = expiry === 'max' ? null : new Date(Date.now() + Number(expiry) * DAY_MS).toISOString();
-    create.mutate(
-      { name: name.trim(), expiresAt },
-      {
-        onSuccess: (token) => {
-          setCreated(token);
-          setName('');
-        },
-      },
-    );
-  };
+  const creation = useNewCredential(create);
+  const submit = creation.submit((name) => ({
+    name,
+    expiresAt: expiry === 'max' ? null : new Date(Date.now() + Number(expiry) * DAY_MS).toISOString(),
+  }));
   const nameError = create.error instanceof ProblemError ? create.error.fieldError('name') : undefined;
 
   return (
@@ -53,8 +41,7 @@ export function PersonalTokens() {
           <TextInput
             label="Name"
             placeholder="deploy pipeline"
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
+            {...creation.nameInput}
             error={nameError}
             w={{ base: '100%', xs: 260 }}
           />
@@ -65,7 +52,7 @@ export function PersonalTokens() {
             onChange={(e) => setExpiry(e.currentTarget.value)}
             w={{ base: '100%', xs: 260 }}
           />
-          <Button type="submit" loading={create.isPending} disabled={name.trim() === ''}>
+          <Button type="submit" loading={create.isPending} disabled={!creation.ready}>
             Create token
           </Button>
         </Group>
@@ -77,12 +64,12 @@ export function PersonalTokens() {
         empty="You have no tokens."
         shownOnce={{
           ...NEW_TOKEN,
-          value: created?.token ?? null,
-          onClose: () => setCreated(null),
+          value: creation.created?.token ?? null,
+          onClose: creation.dismiss,
           children: (
             <>
               This is the only time the token is shown. Send it as <Code>authorization: Bearer …</Code>; it acts as you
-              until <TimeText iso={created?.expiresAt ?? null} />.
+              until <TimeText iso={creation.created?.expiresAt ?? null} />.
             </>
           ),
         }}

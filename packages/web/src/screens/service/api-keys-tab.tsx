@@ -1,9 +1,10 @@
 import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import type { ApiKeyScope, CreatedApiKey } from '@realtime-config/protocol/rest';
+import { useState } from 'react';
+import type { ApiKeyScope } from '@realtime-config/protocol/rest';
 import { CredentialTable } from '../../components/credential-table';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
+import { useNewCredential } from '../../components/use-new-credential';
 import { useMe } from '../sign-in/use-session';
 import { apiKeysTabRoute } from './route';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useServiceAccess } from './use-service';
@@ -39,9 +40,8 @@ export function ApiKeysTab() {
   const keys = useApiKeys(serviceId, access.manage);
   const create = useCreateApiKey(serviceId);
   const revoke = useRevokeApiKey(serviceId);
-  const [name, setName] = useState('');
   const [scopes, setScopes] = useState<readonly string[]>(DEFAULT_SCOPES);
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const creation = useNewCredential(create);
 
   if (access.pending) return <Loader aria-label="Loading API keys" />;
   if (!access.manage) {
@@ -51,21 +51,10 @@ export function ApiKeysTab() {
       </Text>
     );
   }
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (name.trim() === '') return;
-    const chosen = SCOPES.map((s) => s.value).filter((s) => scopes.includes(s));
-    create.mutate(
-      { name: name.trim(), scopes: chosen },
-      {
-        onSuccess: (key) => {
-          setCreated(key);
-          setName('');
-          setScopes(DEFAULT_SCOPES);
-        },
-      },
-    );
-  };
+  const submit = creation.submit(
+    (name) => ({ name, scopes: SCOPES.map((s) => s.value).filter((s) => scopes.includes(s)) }),
+    () => setScopes(DEFAULT_SCOPES),
+  );
 
   return (
     <Stack>
@@ -78,8 +67,7 @@ export function ApiKeysTab() {
           <TextInput
             label="Key name"
             placeholder="orders-production"
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
+            {...creation.nameInput}
             w={{ base: '100%', xs: 320 }}
           />
           <Checkbox.Group
@@ -96,7 +84,7 @@ export function ApiKeysTab() {
             </Stack>
           </Checkbox.Group>
           <Group>
-            <Button type="submit" loading={create.isPending} disabled={name.trim() === '' || scopes.length === 0}>
+            <Button type="submit" loading={create.isPending} disabled={!creation.ready || scopes.length === 0}>
               Create API key
             </Button>
           </Group>
@@ -115,8 +103,8 @@ export function ApiKeysTab() {
         revokeWarning="Applications using this key are refused from now on. This cannot be undone."
         shownOnce={{
           ...NEW_KEY,
-          value: created?.key ?? null,
-          onClose: () => setCreated(null),
+          value: creation.created?.key ?? null,
+          onClose: creation.dismiss,
           children: 'This is the only time the key is shown. Store it where your application reads its secrets.',
         }}
       />
