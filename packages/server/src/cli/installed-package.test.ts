@@ -1,6 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -84,12 +93,10 @@ describe('the packed server, installed from its tarball into an empty folder', (
     run('npm', ['pack', '--silent', '-w', '@realtime-config/server', '--pack-destination', packed], repoRoot);
     const tarball = readdirSync(packed).find((name) => name.endsWith('.tgz'));
     expect(tarball).toBeDefined();
-    run(
-      'npm',
-      ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(packed, tarball!)],
-      machine,
-      { ...nodeHeaders(), ...localBetterSqlitePrebuild(path.join(machine, 'prebuilds')) },
-    );
+    run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(packed, tarball!)], machine, {
+      ...nodeHeaders(),
+      ...localBetterSqlitePrebuild(path.join(machine, 'prebuilds')),
+    });
 
     const port = await findFreePort();
     mkdirSync(path.dirname(configFile));
