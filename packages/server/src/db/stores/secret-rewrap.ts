@@ -51,8 +51,8 @@ export async function rewrapAll(db: Kysely<DatabaseSchema>, cipher: SecretCipher
   );
   // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed (a few per service).
   count += await sealSigningSecrets(db, cipher, true);
-  count += await rewrapAuditRecords(db, cipher);
-  count += await rewrapChangeRequests(db, cipher);
+  count += await rewrapJsonColumn(db, cipher, 'audit_logs');
+  count += await rewrapJsonColumn(db, cipher, 'change_requests');
   count += await rewrapChangeLog(db, cipher);
   await rewrapSettings(db, cipher);
   return count;
@@ -68,38 +68,16 @@ function rewrappedJson(cipher: SecretCipher, text: string): { text: string; coun
   }
 }
 
-async function rewrapAuditRecords(db: Kysely<DatabaseSchema>, cipher: SecretCipher): Promise<number> {
-  let count = 0;
-  await forEachPage(
-    (after: number | undefined, limit) => {
-      let query = db.selectFrom('audit_logs').select(['num', 'changes']).where('changes', 'like', '%"sealedValue"%');
-      if (after !== undefined) query = query.where('num', '>', after);
-      return query.orderBy('num').limit(limit).execute();
-    },
-    (row) => row.num,
-    async (row) => {
-      const result = rewrappedJson(cipher, row.changes);
-      if (!result) return;
-      const updated = await db
-        .updateTable('audit_logs')
-        .set({ changes: result.text })
-        .where('num', '=', row.num)
-        .where('changes', '=', row.changes)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) > 0) count += result.count;
-    },
-  );
-  return count;
-}
-
-async function rewrapChangeRequests(db: Kysely<DatabaseSchema>, cipher: SecretCipher): Promise<number> {
+/** The sealed values inside a table's JSON `changes` (audit records, change requests), by their unique id. */
+async function rewrapJsonColumn(
+  db: Kysely<DatabaseSchema>,
+  cipher: SecretCipher,
+  table: 'audit_logs' | 'change_requests',
+): Promise<number> {
   let count = 0;
   await forEachPage(
     (after: string | undefined, limit) => {
-      let query = db
-        .selectFrom('change_requests')
-        .select(['id', 'changes'])
-        .where('changes', 'like', '%"sealedValue"%');
+      let query = db.selectFrom(table).select(['id', 'changes']).where('changes', 'like', '%"sealedValue"%');
       if (after !== undefined) query = query.where('id', '>', after);
       return query.orderBy('id').limit(limit).execute();
     },
@@ -108,7 +86,7 @@ async function rewrapChangeRequests(db: Kysely<DatabaseSchema>, cipher: SecretCi
       const result = rewrappedJson(cipher, row.changes);
       if (!result) return;
       const updated = await db
-        .updateTable('change_requests')
+        .updateTable(table)
         .set({ changes: result.text })
         .where('id', '=', row.id)
         .where('changes', '=', row.changes)
