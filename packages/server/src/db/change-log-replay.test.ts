@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { openTestDatabase, type OpenedTestDatabase } from '@realtime-config/test-support/opened-database';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { createChangeHub, SecretKeys, type ChangeNotice } from '../core/index.js';
 import { newMasterKey } from '../platform/envelope-cipher.js';
 import { replayWatchedVersions } from './change-log-replay.js';
-import { openDatabase, type Database } from './database.js';
+import type { Database } from './database.js';
 import { encodeNotice } from './notice-wire.js';
 import { createChangeLogStore } from './stores/change-log-store.js';
 
@@ -12,7 +13,7 @@ import { createChangeLogStore } from './stores/change-log-store.js';
  * watched version, what its listeners can lack, from the change log or the entries.
  */
 describe.each(databaseKinds)('the replay of watched versions on %s', (kind) => {
-  let testDatabase: TestDatabase;
+  let opened: OpenedTestDatabase;
   let database: Database;
   const cipher = new SecretKeys(newMasterKey(), []);
 
@@ -82,18 +83,15 @@ describe.each(databaseKinds)('the replay of watched versions on %s', (kind) => {
     notices.flatMap((n) => n.entries.map((e) => `${e.value}@${n.timestamp}`));
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(kind);
-    const url = testDatabase.args.find((a) => a.startsWith('--Database:Url='))?.slice('--Database:Url='.length);
-    database = openDatabase({ url: url ?? null, dataDir: 'memory://' });
-    await database.migrate();
+    opened = await openTestDatabase(kind);
+    database = opened.database;
     await database.db
       .insertInto('services')
       .values({ id: 's', name: 'S', name_key: 's', created_at: 0, updated_at: 0 })
       .execute();
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await opened?.close();
   });
 
   it('replays from the log every change after the last one the hub passed on', async () => {

@@ -1,9 +1,10 @@
 import { CompiledQuery, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { openTestDatabase, type OpenedTestDatabase } from '@realtime-config/test-support/opened-database';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { SecretKeys } from '../../core/index.js';
 import { newMasterKey } from '../../platform/envelope-cipher.js';
-import { openDatabase, type Database } from '../database.js';
+import type { Database } from '../database.js';
 import { PAGE_ROWS } from '../in-pages.js';
 import type { DatabaseSchema } from '../schema.js';
 import { sealSecrets } from './sealed-json.js';
@@ -76,14 +77,12 @@ const auditRow = (
 });
 
 describe.each(databaseKinds)('the stored copies of secret values on %s', (kind) => {
-  let testDatabase: TestDatabase;
+  let opened: OpenedTestDatabase;
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(kind);
-    const url = testDatabase.args.find((a) => a.startsWith('--Database:Url='))?.slice('--Database:Url='.length);
-    database = openDatabase({ url: url ?? null, dataDir: 'memory://' });
-    await database.migrate();
+    opened = await openTestDatabase(kind);
+    database = opened.database;
     const db = database.db;
     await db
       .insertInto('services')
@@ -107,8 +106,7 @@ describe.each(databaseKinds)('the stored copies of secret values on %s', (kind) 
     }
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await opened?.close();
   });
 
   it('re-wraps every sealed value with the new master key, however many, holding a page of rows at a time', async () => {
