@@ -15,7 +15,8 @@
  * ```
  * @packageDocumentation
  */
-export { connect, type ConnectOptions } from './connect.js';
+export type { ConnectOptions, WatchOptions, WatchStatus } from './client-options.js';
+export { connect } from './connect.js';
 export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from './errors.js';
 export type { ChangeListener, ConfigLogger, ConfigStatus, LiveConfig } from './live-config.js';
 export {
@@ -36,4 +37,4 @@ export {
 export { array, boolean, dateTime, enumOf, json, number, string, timeSpan, type SettingOptions } from './settings.js';
 export { nextDelay } from './reconnect.js';
 export { staticConfig, type StaticConfig } from './static-config.js';
-export { watchVersion, type WatchedChange, type WatchOptions, type WatchStatus } from './watch-version.js';
+export { watchVersion, type WatchedChange } from './watch-version.js';

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { Identity } from '../../../core/index.js';
 import type { JwtAuthConfig } from '../../../platform/config/app-config.js';
-import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProvider } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/provider-dependencies.js';
 import { resolveIdentity } from '../identity/identity.js';
 
 /**
