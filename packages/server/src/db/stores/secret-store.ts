@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { UnreadableSecret, type SecretCipher, type SecretStore } from '../../core/index.js';
 import type { DatabaseSchema } from '../schema.js';
 import { redactDeliveredEntry, rewrapSecrets, sealSecrets } from './sealed-json.js';
-import { sealSigningSecrets } from './webhook-secrets.js';
+import { sealSigningSecrets, sealValidatorSecrets } from './webhook-secrets.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -131,6 +131,7 @@ export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCiph
       }
       // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed.
       count += await sealSigningSecrets(db, cipher, true);
+      count += await sealValidatorSecrets(db, cipher, true);
       count += await rewrapJsonColumn('audit_logs');
       count += await rewrapJsonColumn('change_requests');
       const notices = await db.selectFrom('change_log').select(['id', 'payload']).execute();

@@ -56,7 +56,8 @@ export class VersionCommands {
         }
         const now = this.clock.nowMicros();
         const version: VersionRecord = {
-          id: this.ids.newId(),
+          // The write's own ids: the same again when it runs again after the service's validators answered.
+          id: (ctx.ids ?? this.ids).newId(),
           serviceId,
           versionLabel: fields.versionLabel,
           description: fields.description,
@@ -124,6 +125,7 @@ export class VersionCommands {
         groupName: e.groupName,
         groupDescription: e.groupDescription,
         isSecret: e.isSecret,
+        schema: e.schema,
       })),
     );
     await writer.commit();
