@@ -1,5 +1,6 @@
 import type { ServiceError } from '@grpc/grpc-js';
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import type { ConnectError } from '@connectrpc/connect';
+import { Code, createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { RealtimeConfigGrpcService, ValueType, type CreateVersionRequest } from '@realtime-config/protocol';
 import type { MessageInitShape } from '@bufbuild/protobuf';
