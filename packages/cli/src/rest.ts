@@ -48,12 +48,16 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
 
 /** A refusal's broken rules (`violations`) as field errors: by key and place, `keyword: message`. */
 function violationLines(problem: Partial<ProblemDetails>): Record<string, string[]> {
-  const lines: Record<string, string[]> = {};
+  // Keys are the server's entry keys: a Map, never an object member named by them.
+  const lines = new Map<string, string[]>();
   for (const v of problem.violations ?? []) {
     const field = v.keyword === 'validator' ? 'validator' : `${v.key ?? ''}${v.instancePath}`;
-    (lines[field] ??= []).push(v.keyword === 'validator' ? v.message : `${v.keyword}: ${v.message}`);
+    lines.set(field, [
+      ...(lines.get(field) ?? []),
+      v.keyword === 'validator' ? v.message : `${v.keyword}: ${v.message}`,
+    ]);
   }
-  return lines;
+  return Object.fromEntries(lines);
 }
 
 /** The problem details of a failed answer's body, or nothing when it holds none (a proxy's page, no body). */
