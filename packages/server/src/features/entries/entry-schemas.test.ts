@@ -179,6 +179,24 @@ describe.each(databaseKinds)('entry schemas on %s', (kind) => {
     await refused(() => admin.put(`${base}/set`, [{ id: hosts.id, rawValue: '["a","b"]', generation: 1 }]));
   });
 
+  it("lets only canReveal users change a secret's schema without sending its value", async () => {
+    const secret = await create({ key: 'Secret:Pin', valueType: 6, rawValue: '1234', isSecret: true });
+    await server.userWithRole(`owner-${kind}`, 'developer');
+    await admin.post(`/api/services/${serviceId}/members`, { userId: `owner-${kind}`, role: 'owner' });
+    const owner = await server.client().login(`owner-${kind}`, `owner-${kind}-password-for-tests`);
+    const probe = await owner.put(`${base}/${secret.id}`, { schema: { maximum: 2000 }, generation: 1 });
+    expect(probe.status, probe.text).toBe(403);
+    // With a value of their own, nothing is learnt: allowed, and checked against that value.
+    const withValue = await owner.put(`${base}/${secret.id}`, {
+      rawValue: '1500',
+      schema: { maximum: 2000 },
+      generation: 1,
+    });
+    expect(withValue.status, withValue.text).toBe(200);
+    const tighter = await admin.put(`${base}/${secret.id}`, { schema: { maximum: 1000 }, generation: 2 });
+    expect(tighter.status).toBe(400);
+  });
+
   it("never echoes a secret's value in its violations", async () => {
     const secret = await create({
       key: 'Secret:Creds',

@@ -4,7 +4,10 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import type { ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { registerVersion } from '@realtime-config/test-support/realtime-fixtures';
 import { expectRefusedCleanly, type WatchedService } from '@realtime-config/test-support/refusal-checks';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
@@ -181,6 +184,29 @@ describe.each(databaseKinds)('validators on %s', (kind) => {
       }),
     );
     expect(receiver.calls).toHaveLength(3);
+  });
+
+  it('asks about the keys an application registers: a refusal is INVALID_ARGUMENT and registers nothing', async () => {
+    const grpc = new GrpcTestClient(`127.0.0.1:${server.port}`);
+    try {
+      receiver.decide(() => ({ status: 403, body: 'no new versions today' }));
+      const refused = await registerVersion(grpc, serviceId, '9.9.9', [{ key: 'Fresh', value: 'x' }]).then(
+        () => null,
+        (error: ServiceError) => error,
+      );
+      expect(refused?.code).toBe(3);
+      expect(refused?.details).toContain('no new versions today');
+      expect((await grpc.isVersionExists({ serviceId, version: '9.9.9' })).versionId).toBeUndefined();
+      receiver.decide(() => ({ status: 204 }));
+      const versionId = await registerVersion(grpc, serviceId, '9.9.9', [{ key: 'Fresh', value: 'x' }]);
+      const asked = verified(receiver.calls.at(-1) as ValidationCall);
+      expect(asked).toMatchObject({ versionId, versionLabel: '9.9.9', changes: [{ key: 'Fresh', before: null }] });
+      expect(asked.changes[0].entryId).toBe(
+        ((await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body as Entry[])[0]?.id,
+      );
+    } finally {
+      grpc.close();
+    }
   });
 
   it('reports the answers in a dry run, writing nothing', async () => {
