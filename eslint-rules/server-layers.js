@@ -30,6 +30,7 @@ export const FEATURE_USES = {
   versions: ['auth', 'entries'],
   'change-requests': ['auth'],
   webhooks: ['auth', 'versions'],
+  validators: ['auth', 'webhooks'],
   'web-console': [],
 };
 

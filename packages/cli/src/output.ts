@@ -59,7 +59,16 @@ export function planText(plan: PlanOutcome): string {
   const summary = plan.applied
     ? `Applied ${changes(plan.changes.length)} as one batch; ${plan.unchanged} unchanged.`
     : `Dry run: ${changes(plan.changes.length)} would be made; ${plan.unchanged} unchanged. Nothing was changed.`;
-  return `${table(['ACTION', 'KEY', 'NOW', 'AFTER'], rows)}\n${summary}`;
+  // What applying would be refused for: the rules values break, the validators that say no.
+  const refusals = [
+    ...plan.changes.flatMap((c) =>
+      c.violations.map((v) => `${c.key}${v.instancePath}: ${v.message} (${v.keyword}): applying is refused`),
+    ),
+    ...plan.validators
+      .filter((v) => !v.passed)
+      .map((v) => `validator ${v.url} refuses (${v.statusCode ?? 'no answer'}): ${shown(v.message, 200)}`),
+  ];
+  return [table(['ACTION', 'KEY', 'NOW', 'AFTER'], rows), ...refusals, summary].join('\n');
 }
 
 const DIFFERENCES: Readonly<Record<string, string>> = {

@@ -5,6 +5,7 @@ import { fileCommands } from './commands/files.js';
 import { reviewCommands } from './commands/reviews.js';
 import { secretCommands } from './commands/secrets.js';
 import { tokenCommands } from './commands/tokens.js';
+import { validateCommand } from './commands/validate.js';
 import { valueCommands } from './commands/values.js';
 import { watchCommand } from './commands/watch.js';
 import { webhookCommands } from './commands/webhooks.js';
@@ -14,7 +15,8 @@ import { CliError, EXIT } from './errors.js';
 const EXIT_CODES_HELP = `
 Exit codes:
   0  done
-  1  the server could not be reached or failed (diff --exit-code: the versions differ)
+  1  the server could not be reached or failed (diff --exit-code: the versions differ; validate: a value
+     breaks its schema or a validator refuses)
   2  wrong arguments or options
   3  conflict: something changed since it was read; read again and retry
   4  not found: no such service, version or key
@@ -44,6 +46,7 @@ export function buildProgram(): Command {
   browseCommands(program, globals);
   valueCommands(program, globals);
   fileCommands(program, globals);
+  validateCommand(program, globals);
   watchCommand(program, globals);
   tokenCommands(program, globals);
   reviewCommands(program, globals);

@@ -43,7 +43,21 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   const hint =
     status === 401 ? ' Sign in with `realtime-config login`.' : status === 409 ? ' Read it again and retry.' : '';
   const message = `${problem.detail ?? problem.title ?? `The server answered ${status}.`}${hint}`;
-  throw new CliError(message, exitCodeOfStatus(status), problem.errors ?? {});
+  throw new CliError(message, exitCodeOfStatus(status), { ...problem.errors, ...violationLines(problem) });
+}
+
+/** A refusal's broken rules (`violations`) as field errors: by key and place, `keyword: message`. */
+function violationLines(problem: Partial<ProblemDetails>): Record<string, string[]> {
+  // Keys are the server's entry keys: a Map, never an object member named by them.
+  const lines = new Map<string, string[]>();
+  for (const v of problem.violations ?? []) {
+    const field = v.keyword === 'validator' ? 'validator' : `${v.key ?? ''}${v.instancePath}`;
+    lines.set(field, [
+      ...(lines.get(field) ?? []),
+      v.keyword === 'validator' ? v.message : `${v.keyword}: ${v.message}`,
+    ]);
+  }
+  return Object.fromEntries(lines);
 }
 
 /** The problem details of a failed answer's body, or nothing when it holds none (a proxy's page, no body). */

@@ -35,6 +35,7 @@ export {
   type ValueTypeName,
 } from './schema.js';
 export { array, boolean, dateTime, enumOf, json, number, string, timeSpan, type SettingOptions } from './settings.js';
+export type { ArrayRules, JsonRules, JsonSchema, NumberRules, StringFormat, StringRules } from './rules.js';
 export { nextDelay } from './reconnect.js';
 export { staticConfig, type StaticConfig } from './static-config.js';
 export { watchVersion, type WatchedChange } from './watch-version.js';

@@ -18,6 +18,7 @@ import {
   type ConfigKey,
   type ConfigStatus,
   type ConfigValues,
+  type JsonSchema,
   type LiveConfig,
 } from './index.js';
 import { paymentsSchema, type PaymentsSchema } from './test-support/payments-schema.js';
@@ -107,6 +108,35 @@ describe('type inference from the schema', () => {
     expectTypeOf<V['Port']>().toEqualTypeOf<{ port: number }>();
     // @ts-expect-error the default must fit the schema
     json(z.object({ port: z.number() }), { default: { port: '80' } });
+  });
+
+  it('takes rules beside the default without changing the value type; rules are typed', () => {
+    const schema = defineConfig({
+      R: group({
+        Timeout: number({ default: 30, min: 1, max: 300, integer: true }),
+        Url: string({ default: 'https://x', pattern: '^https://', format: 'uri', minLength: 1 }),
+        Name: string({ maxLength: 10 }),
+        Hosts: array<string>({ default: ['a'], minItems: 1, items: { format: 'hostname' } }),
+        Tags: array(v.string(), { default: ['a'], maxItems: 3 }),
+        Limits: json<{ max: number }>({ default: { max: 1 }, schema: { required: ['max'] } }),
+      }),
+    });
+    type R = ConfigValues<typeof schema>['R'];
+    expectTypeOf<R['Timeout']>().toEqualTypeOf<number>();
+    expectTypeOf<R['Url']>().toEqualTypeOf<string>();
+    expectTypeOf<R['Name']>().toEqualTypeOf<string | null>();
+    expectTypeOf<R['Hosts']>().toEqualTypeOf<string[]>();
+    expectTypeOf<R['Tags']>().toEqualTypeOf<string[]>();
+    expectTypeOf<R['Limits']>().toEqualTypeOf<{ max: number }>();
+    expectTypeOf(schema.groups.R.fields.Timeout.schema).toEqualTypeOf<JsonSchema | undefined>();
+    // @ts-expect-error min is a number
+    number({ min: '1' });
+    // @ts-expect-error the formats are uri, email, hostname, uuid and date-time
+    string({ format: 'phone' });
+    // @ts-expect-error number rules are not string rules
+    string({ max: 3 });
+    // @ts-expect-error a JSON Schema is an object
+    json({ schema: 'required' });
   });
 
   it('types defaults, groups and the client surface', () => {

@@ -1,5 +1,14 @@
 import { ConfigError } from './errors.js';
-import { checkKey, isReservedKeySegment, type AnyValueTypeName } from './internal/protocol.js';
+import { shown } from './internal/codecs.js';
+import {
+  checkKey,
+  describeViolations,
+  isReservedKeySegment,
+  schemaViolations,
+  VALUE_TYPE_CODES,
+  type AnyValueTypeName,
+} from './internal/protocol.js';
+import type { JsonSchema } from './rules.js';
 
 /**
  * The value types of the service, one per builder: `'String'`, `'Boolean'`, `'Number'`, `'Enum'`,
@@ -33,7 +42,15 @@ export interface Setting<T> {
   readonly enumValues: readonly string[] | undefined;
   /** The value while the server has none (never set, or deleted): the declared default, or null. */
   readonly default: T;
-  /** Reads a raw value as the server stores it; throws a {@link ConfigError} (`INVALID_VALUE`) when it does not fit. */
+  /**
+   * The rules its value must meet, as the JSON Schema sent at registration (made from the builder's
+   * rules: `min`, `pattern`, `schema` …); undefined without rules.
+   */
+  readonly schema: JsonSchema | undefined;
+  /**
+   * Reads a raw value as the server stores it; throws a {@link ConfigError} (`INVALID_VALUE`) when it
+   * does not fit its type or breaks its rules.
+   */
   parse(raw: string): Exclude<T, null>;
   /** Writes a value as the server stores it; throws a {@link ConfigError} (`INVALID_ARGUMENT`) when it does not fit. */
   format(value: Exclude<T, null>): string;
@@ -223,7 +240,10 @@ export function group<const F extends Fields>(first: GroupOptions | F, second?: 
   return Object.freeze({ kind: 'group', description: options.description, fields: Object.freeze({ ...fields }) });
 }
 
-/** Every key by the server's key rule, so a schema the server would refuse fails where it is written. */
+/**
+ * Every key by the server's key rule, and every default by its setting's rules, so a schema the
+ * server would refuse fails where it is written.
+ */
 function checkKeys(fields: Fields, prefix: string): void {
   for (const [name, member] of Object.entries(fields)) {
     const key = `${prefix}${name}`;
@@ -231,10 +251,26 @@ function checkKeys(fields: Fields, prefix: string): void {
     else {
       const problem = checkKey(key);
       if (problem !== null) {
-        const shown = key.length > 60 ? `${key.slice(0, 60)}…` : key;
-        throw new ConfigError('INVALID_ARGUMENT', `defineConfig(): the key ${shown} ${problem}`);
+        const named = key.length > 60 ? `${key.slice(0, 60)}…` : key;
+        throw new ConfigError('INVALID_ARGUMENT', `defineConfig(): the key ${named} ${problem}`);
       }
+      checkDefault(key, member);
     }
+  }
+}
+
+/** A default breaks its own rules: the server would refuse to register it, so it is refused here, by key. */
+function checkDefault(key: string, setting: Setting<unknown>): void {
+  if (setting.schema === undefined || setting.default === null) return;
+  const raw = setting.format(setting.default as never);
+  const broken = schemaViolations(setting.schema, VALUE_TYPE_CODES[setting.valueType], raw);
+  if (broken.length > 0) {
+    const value = setting.secret ? 'of a secret' : shown(setting.default);
+    throw new ConfigError(
+      'INVALID_ARGUMENT',
+      `defineConfig(): the default ${value} of ${key} breaks its rules: ${describeViolations(broken.slice(0, 5))}`,
+      { key },
+    );
   }
 }
 
@@ -255,8 +291,9 @@ function checkKeys(fields: Fields, prefix: string): void {
  * type Values = ConfigValues<typeof schema>; // { Payments: { Provider: string; … } }
  * ```
  * @throws ConfigError (`INVALID_ARGUMENT`) when a member is not a group, a name is empty or
- * contains `:`, or a key breaks the server's key rule (longer than 512 characters, or with a segment
- * `__proto__`, `constructor` or `prototype`).
+ * contains `:`, a key breaks the server's key rule (longer than 512 characters, or with a segment
+ * `__proto__`, `constructor` or `prototype`), or a default breaks its setting's rules (the message
+ * names the key and the rule).
  */
 export function defineConfig<const G extends Groups>(groups: G): ConfigSchema<G> {
   if (typeof groups !== 'object' || groups === null) {

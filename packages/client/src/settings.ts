@@ -13,6 +13,18 @@ import {
   type Codec,
 } from './internal/codecs.js';
 import { deepFreeze } from './internal/deep-freeze.js';
+import { describeViolations, schemaViolations, VALUE_TYPE_CODES } from './internal/protocol.js';
+import {
+  arraySchema,
+  jsonSchema,
+  numberSchema,
+  stringSchema,
+  type ArrayRules,
+  type JsonRules,
+  type JsonSchema,
+  type NumberRules,
+  type StringRules,
+} from './rules.js';
 import type { Setting, ValueTypeName } from './schema.js';
 
 /**
@@ -47,6 +59,23 @@ function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   return typeof props?.validate === 'function';
 }
 
+/**
+ * `parse` of a codec that also checks the setting's schema: a value that breaks a rule is
+ * INVALID_VALUE like one that does not fit the type (the client keeps the last good value).
+ */
+function checkedParse<T>(codec: Codec<T>, valueType: ValueTypeName, schema: JsonSchema | undefined) {
+  if (schema === undefined) return (raw: string) => codec.parse(raw);
+  const code = VALUE_TYPE_CODES[valueType];
+  return (raw: string): T => {
+    const value = codec.parse(raw);
+    const broken = schemaViolations(schema, code, raw);
+    if (broken.length > 0) {
+      throw new ConfigError('INVALID_VALUE', `breaks its rules: ${describeViolations(broken.slice(0, 5))}`);
+    }
+    return value;
+  };
+}
+
 function defineSetting<T>(
   builder: string,
   valueType: ValueTypeName,
@@ -54,6 +83,7 @@ function defineSetting<T>(
   options: SettingOptions<unknown> | undefined,
   readDefault: (value: unknown) => T = (value) => codec.parse(codec.format(value as T)),
   enumValues?: readonly string[],
+  schema?: JsonSchema,
 ): Setting<T | null> {
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new ConfigError('INVALID_ARGUMENT', `${builder}(): options must be an object`);
@@ -83,23 +113,27 @@ function defineSetting<T>(
     secret: secret === true,
     enumValues: enumValues && Object.freeze([...enumValues]),
     default: deepFreeze(defaultValue),
-    parse: (raw: string) => codec.parse(raw),
+    schema,
+    parse: checkedParse(codec, valueType, schema),
     format: (value: T) => codec.format(value),
   }) as Setting<T | null>;
 }
 
 /**
- * A text setting (value type String).
+ * A text setting (value type String). Its {@link StringRules} (`minLength`, `maxLength`, `pattern`,
+ * `format`) become the entry's schema: the server refuses a value that breaks them, and a received
+ * one that does keeps the last good value and is reported.
  * @example
  * ```ts
  * Provider: string({ default: 'Stripe', description: 'Gateway name' }) // string
  * Region: string() // string | null
+ * Endpoint: string({ default: 'https://pay.example.com', pattern: '^https://', format: 'uri' })
  * ```
  */
-export function string(options: SettingOptions<string> & { readonly default: string }): Setting<string>;
-export function string(options?: SettingOptions<string>): Setting<string | null>;
-export function string(options?: SettingOptions<string>): Setting<string | null> {
-  return defineSetting('string', 'String', stringCodec, options);
+export function string(options: SettingOptions<string> & StringRules & { readonly default: string }): Setting<string>;
+export function string(options?: SettingOptions<string> & StringRules): Setting<string | null>;
+export function string(options?: SettingOptions<string> & StringRules): Setting<string | null> {
+  return defineSetting('string', 'String', stringCodec, options, undefined, undefined, stringSchema(options ?? {}));
 }
 
 /**
@@ -116,16 +150,19 @@ export function boolean(options?: SettingOptions<boolean>): Setting<boolean | nu
 }
 
 /**
- * A number setting (value type Number): integers and decimals (`-12`, `3.5`, `1e3`).
+ * A number setting (value type Number): integers and decimals (`-12`, `3.5`, `1e3`). Its
+ * {@link NumberRules} (`min`, `max`, `integer`) become the entry's schema, checked by the server on
+ * every write and by the client on every value it receives.
  * @example
  * ```ts
  * TimeoutSeconds: number({ default: 30 }) // number
+ * Retries: number({ default: 3, min: 0, max: 10, integer: true })
  * ```
  */
-export function number(options: SettingOptions<number> & { readonly default: number }): Setting<number>;
-export function number(options?: SettingOptions<number>): Setting<number | null>;
-export function number(options?: SettingOptions<number>): Setting<number | null> {
-  return defineSetting('number', 'Number', numberCodec, options);
+export function number(options: SettingOptions<number> & NumberRules & { readonly default: number }): Setting<number>;
+export function number(options?: SettingOptions<number> & NumberRules): Setting<number | null>;
+export function number(options?: SettingOptions<number> & NumberRules): Setting<number | null> {
+  return defineSetting('number', 'Number', numberCodec, options, undefined, undefined, numberSchema(options ?? {}));
 }
 
 /**
@@ -197,57 +234,64 @@ export function timeSpan(options?: SettingOptions<string | number>): Setting<num
 
 /**
  * A JSON array (value type Array). Give the item type as a type argument, or a Standard Schema
- * (zod, valibot, arktype …) for the items: it types them and validates every remote value.
+ * (zod, valibot, arktype …) for the items: it types them and validates every remote value. Its
+ * {@link ArrayRules} (`minItems`, `maxItems`, `items`: a JSON Schema) become the entry's schema,
+ * which the server checks too.
  * @example
  * ```ts
  * Retries: array<number>({ default: [1, 2] }) // number[]
  * Hosts: array(z.string().url(), { default: [] }) // string[], each item checked
+ * Zones: array<string>({ default: ['eu'], minItems: 1, items: { enum: ['eu', 'us'] } })
  * ```
  */
 export function array<S extends StandardSchemaV1>(
   item: S,
-  options: SettingOptions<readonly InferOutput<S>[]> & { readonly default: readonly InferOutput<S>[] },
+  options: SettingOptions<readonly InferOutput<S>[]> & ArrayRules & { readonly default: readonly InferOutput<S>[] },
 ): Setting<InferOutput<S>[]>;
 export function array<S extends StandardSchemaV1>(
   item: S,
-  options?: SettingOptions<readonly InferOutput<S>[]>,
+  options?: SettingOptions<readonly InferOutput<S>[]> & ArrayRules,
 ): Setting<InferOutput<S>[] | null>;
 export function array<T = unknown>(
-  options: SettingOptions<readonly T[]> & { readonly default: readonly T[] },
+  options: SettingOptions<readonly T[]> & ArrayRules & { readonly default: readonly T[] },
 ): Setting<T[]>;
-export function array<T = unknown>(options?: SettingOptions<readonly T[]>): Setting<T[] | null>;
+export function array<T = unknown>(options?: SettingOptions<readonly T[]> & ArrayRules): Setting<T[] | null>;
 export function array(
-  first?: StandardSchemaV1 | SettingOptions<readonly unknown[]>,
-  second?: SettingOptions<readonly unknown[]>,
+  first?: StandardSchemaV1 | (SettingOptions<readonly unknown[]> & ArrayRules),
+  second?: SettingOptions<readonly unknown[]> & ArrayRules,
 ): Setting<unknown[] | null> {
   const item = isStandardSchema(first) ? first : undefined;
-  return defineSetting('array', 'Array', arrayCodec(item), item ? second : (first as SettingOptions<unknown[]>));
+  const options = item ? second : (first as (SettingOptions<unknown[]> & ArrayRules) | undefined);
+  return defineSetting('array', 'Array', arrayCodec(item), options, undefined, undefined, arraySchema(options ?? {}));
 }
 
 /**
  * A JSON object (value type Json). Give its type as a type argument, or a Standard Schema (zod,
  * valibot, arktype …): it types the value and validates every remote value, so a value that does
- * not fit keeps the last good one and is reported.
+ * not fit keeps the last good one and is reported. A JSON Schema in `schema` ({@link JsonRules})
+ * becomes the entry's schema: the server refuses every value that breaks it, whoever writes it.
  * @example
  * ```ts
  * Limits: json<{ max: number }>({ default: { max: 1 } })
  * Limits: json(z.object({ max: z.number().int() }), { default: { max: 1 } })
+ * Limits: json<{ max: number }>({ default: { max: 1 }, schema: { required: ['max'] } })
  * ```
  */
 export function json<S extends StandardSchemaV1>(
   schema: S,
-  options: SettingOptions<InferOutput<S>> & { readonly default: InferOutput<S> },
+  options: SettingOptions<InferOutput<S>> & JsonRules & { readonly default: InferOutput<S> },
 ): Setting<InferOutput<S>>;
 export function json<S extends StandardSchemaV1>(
   schema: S,
-  options?: SettingOptions<InferOutput<S>>,
+  options?: SettingOptions<InferOutput<S>> & JsonRules,
 ): Setting<InferOutput<S> | null>;
-export function json<T = unknown>(options: SettingOptions<T> & { readonly default: T }): Setting<T>;
-export function json<T = unknown>(options?: SettingOptions<T>): Setting<T | null>;
+export function json<T = unknown>(options: SettingOptions<T> & JsonRules & { readonly default: T }): Setting<T>;
+export function json<T = unknown>(options?: SettingOptions<T> & JsonRules): Setting<T | null>;
 export function json(
-  first?: StandardSchemaV1 | SettingOptions<unknown>,
-  second?: SettingOptions<unknown>,
+  first?: StandardSchemaV1 | (SettingOptions<unknown> & JsonRules),
+  second?: SettingOptions<unknown> & JsonRules,
 ): Setting<unknown> {
-  const schema = isStandardSchema(first) ? first : undefined;
-  return defineSetting('json', 'Json', jsonCodec(schema), schema ? second : (first as SettingOptions<unknown>));
+  const standard = isStandardSchema(first) ? first : undefined;
+  const options = standard ? second : (first as (SettingOptions<unknown> & JsonRules) | undefined);
+  return defineSetting('json', 'Json', jsonCodec(standard), options, undefined, undefined, jsonSchema(options ?? {}));
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { requireServiceAccess, type SecretCipher, type UnitOfWork } from './core/index.js';
+import { requireServiceAccess, type SecretCipher, type UnitOfWork, type ValidatorCalls } from './core/index.js';
 import { AuditQueries, auditRoutes } from './features/audit/index.js';
 import {
   ApiKeys,
@@ -33,6 +33,7 @@ import { FleetQueries, fleetRoutes, type StreamPresence } from './features/realt
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
+import { validatorRoutes, Validators } from './features/validators/index.js';
 import { webConsole } from './features/web-console/index.js';
 import { webhookRoutes, Webhooks, type WebhookFilterCache } from './features/webhooks/index.js';
 import type { Clock } from './platform/clock.js';
@@ -64,6 +65,8 @@ export interface RestApiParts {
   readonly forwarding: ForwardingOptions;
   /** Why a follower is too far behind to take traffic (readiness); null while it is not. */
   readonly lagging: () => string | null;
+  /** Asks a service's validators about a dry run (writes are asked through `uow`). */
+  readonly validatorCalls: ValidatorCalls;
 }
 
 /**
@@ -133,7 +136,7 @@ export async function composeRestApi(parts: RestApiParts) {
     cipher: parts.cipher,
   });
   await fastify.register(secretRoutes, { commands: new SecretCommands(uow, parts.cipher) });
-  const plans = new EntryPlans(uow, clock, ids, caps);
+  const plans = new EntryPlans(uow, clock, ids, caps, parts.validatorCalls);
   await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans, cipher: parts.cipher });
   const yamlWorkers = createYamlWorkers();
   await fastify.register(transferRoutes, {
@@ -162,6 +165,9 @@ export async function composeRestApi(parts: RestApiParts) {
       wake: parts.wakeWebhooks,
       filters: parts.webhookFilters,
     }),
+  });
+  await fastify.register(validatorRoutes, {
+    validators: new Validators(uow, clock, ids, { allowPrivateNetworks: config.webhooks.allowPrivateNetworks }),
   });
   await fastify.register(tokenRoutes, { tokens, maxLifetimeDays: config.tokens.maxLifetimeDays });
   await fastify.register(webConsole, { config });

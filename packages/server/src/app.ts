@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { composeGrpc } from './app-grpc.js';
 import { createInstanceRole } from './app-regions.js';
 import { composeRestApi } from './app-rest.js';
-import { createChangeHub, type ChangeHub, type SecretKeys, type UnitOfWork } from './core/index.js';
+import { checkedWrites, createChangeHub, type ChangeHub, type SecretKeys, type UnitOfWork } from './core/index.js';
 import { loadSecretKeys } from './secret-keys.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createUnitOfWork } from './db/unit-of-work.js';
@@ -20,6 +20,7 @@ import {
   WebhookSender,
 } from './features/webhooks/index.js';
 import { StreamPresence } from './features/realtime/index.js';
+import { HttpValidatorCalls } from './features/validators/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import { AppError } from './platform/errors.js';
@@ -120,7 +121,18 @@ export async function composeApp(
   // SQLite: this process is the only writer, its cache exact. PostgreSQL: other instances write too.
   const webhookFilters = new WebhookFilterCache(config.database.url ? SHARED_CACHE_MILLIS : null);
   const outbox = new WebhookOutbox(clock, ids, secretKeys, webhookFilters);
-  const uow = createUnitOfWork(database, role.feed, secretKeys, outbox, () => role.follower);
+  // Every write of values is asked about by its service's validators before it commits (docs/validation.md).
+  const validatorCalls = new HttpValidatorCalls({
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    timeoutSeconds: config.validation.timeoutSeconds,
+    cipher: secretKeys,
+    clock,
+  });
+  const uow = checkedWrites(
+    createUnitOfWork(database, role.feed, secretKeys, outbox, () => role.follower),
+    validatorCalls,
+    ids,
+  );
   const dispatcher = new WebhookDispatcher(
     uow,
     new WebhookSender(config.webhooks.allowPrivateNetworks),
@@ -167,6 +179,7 @@ export async function composeApp(
     cipher: secretKeys,
     presence,
     forwarding,
+    validatorCalls,
     lagging: () =>
       role.follower && role.lagSeconds >= config.database.maxFollowerLagSeconds
         ? `This follower's standby is ${role.lagSeconds.toFixed(1)} s behind its primary (Database:MaxFollowerLagSeconds is ${config.database.maxFollowerLagSeconds}).`
@@ -221,8 +234,10 @@ export async function composeApp(
     signer.setSecret(config.session.secret ?? sharedSecret);
     if (secretKeys.ready && !role.follower) {
       // Signing secrets stored in plaintext (before a master key, or by an older release) get sealed.
-      const sealed = await uow.write((ctx) => ctx.webhooks.sealSecrets(false));
-      if (sealed > 0) logger.info({ sealed }, 'sealed webhook signing secrets stored in plaintext');
+      const sealed = await uow.write(
+        async (ctx) => (await ctx.webhooks.sealSecrets(false)) + (await ctx.validators.sealSecrets(false)),
+      );
+      if (sealed > 0) logger.info({ sealed }, 'sealed webhook and validator signing secrets stored in plaintext');
     }
     await authProvider.start();
     await role.start();
@@ -270,6 +285,7 @@ export async function composeApp(
       stopStarting.abort();
       await starting?.catch(() => undefined);
       await dispatcher.stop();
+      await validatorCalls.close();
       rechecks.close();
       snapshots.close();
       await presence.stop();

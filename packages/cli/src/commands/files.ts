@@ -25,7 +25,8 @@ const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
 const FORMATS = Object.keys(CONTENT_TYPES) as ConfigFileFormat[];
 
 /** What an import sets values from: a file, sent as it is, or the values of another version. */
-type ImportSource = { readonly file: Blob; readonly format: ConfigFileFormat } | { readonly promote: PromoteRequest };
+export type ImportSource =
+  { readonly file: Blob; readonly format: ConfigFileFormat } | { readonly promote: PromoteRequest };
 type ImportQuery = Query<'/api/configversions/{serviceId}/{versionId}/import', 'post'>;
 
 const COMPARED_FIELDS = [
@@ -57,13 +58,13 @@ export function formatOf(file: string, given: string | undefined): ConfigFileFor
   throw new CliError(`Cannot tell the format of ${file}: add --format json|yaml|env.`, EXIT.usage);
 }
 
-async function target(ctx: CommandContext, serviceArg: string, versionArg: string) {
+export async function target(ctx: CommandContext, serviceArg: string, versionArg: string) {
   const service = await resolveService(ctx.api, serviceArg);
   return { service, version: await resolveVersion(ctx.api, service, versionArg) };
 }
 
 /** Dry run, then (unless dryRun) the same with its basedOn token: 409 if anything changed between. */
-async function importPlan(
+export async function importPlan(
   ctx: CommandContext,
   service: Service,
   version: Version,
@@ -93,6 +94,19 @@ async function importPlan(
   }
   if (options.dryRun || preview.changes.length === 0) return preview;
   return onProtected(version, send({ createMissing, dryRun: 'false', basedOn: preview.basedOn }));
+}
+
+/** A file to import, its bytes as they are (the server refuses a file that is not UTF-8 rather than guessing). */
+export function readImportFile(
+  file: string,
+  given: ConfigFileFormat | undefined,
+): ImportSource & { format: ConfigFileFormat } {
+  const format = file === '-' ? (given ?? 'json') : formatOf(file, given);
+  try {
+    return { file: new Blob([readFileSync(file === '-' ? 0 : file)]), format };
+  } catch (error) {
+    throw new CliError(`Cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+  }
 }
 
 /** export, import, diff, promote: configuration as files and between versions. */
@@ -149,26 +163,13 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
         options: { format?: ConfigFileFormat; dryRun?: boolean; createMissing?: boolean; requestReview?: string },
       ) => {
         const ctx = contextOf(globals());
-        const format = file === '-' ? (options.format ?? 'json') : formatOf(file, options.format);
-        // The bytes as they are: the server refuses a file that is not UTF-8 rather than guessing.
-        let content: Blob;
-        try {
-          content = new Blob([readFileSync(file === '-' ? 0 : file)]);
-        } catch (error) {
-          throw new CliError(`Cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
-        }
+        const source = readImportFile(file, options.format);
         const { service, version } = await target(ctx, serviceArg, versionArg);
-        const plan = await importPlan(
-          ctx,
-          service,
-          version,
-          { file: content, format },
-          {
-            createMissing: options.createMissing === true,
-            dryRun: options.dryRun === true,
-            requestReview: options.requestReview,
-          },
-        );
+        const plan = await importPlan(ctx, service, version, source, {
+          createMissing: options.createMissing === true,
+          dryRun: options.dryRun === true,
+          requestReview: options.requestReview,
+        });
         if (plan) ctx.out.result(plan, () => planText(plan));
       },
     );

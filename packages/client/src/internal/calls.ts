@@ -54,6 +54,8 @@ function classesOf(plan: SchemaPlan): MessageInitShape<typeof CreateVersionReque
       enumValues: s.setting.enumValues?.join('|'),
       value: s.defaultRaw ?? undefined,
       isSecret: s.setting.secret,
+      // Field 8: the rules the server checks every value of the entry against (new keys only).
+      schema: s.setting.schema === undefined ? undefined : JSON.stringify(s.setting.schema),
     })),
   }));
 }

@@ -128,9 +128,10 @@ const remoteOf = (e: RemoteEntry) => ({ value: e.value, timestamp: e.timestamp, 
 
 function invalidValue(planned: PlannedSetting, raw: string, kept: unknown, error: unknown): ConfigError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new ConfigError(
-    'INVALID_VALUE',
-    `${planned.key}: the remote value ${shown(raw)} ${reason}; keeping ${shown(kept)}`,
-    { key: planned.key, cause: error },
-  );
+  // A secret's values are never in a message (messages reach logs).
+  const [value, keeping] = planned.setting.secret ? ['of a secret', 'the last good value'] : [shown(raw), shown(kept)];
+  return new ConfigError('INVALID_VALUE', `${planned.key}: the remote value ${value} ${reason}; keeping ${keeping}`, {
+    key: planned.key,
+    cause: error,
+  });
 }

@@ -6,6 +6,7 @@
  */
 export {
   checkKey,
+  describeViolations,
   exceedsLength,
   formatDateTime,
   formatNumber,
@@ -20,6 +21,8 @@ export {
   parseNumber,
   parseTimeSpan,
   RealtimeConfigGrpcService,
+  schemaProblem,
+  schemaViolations,
   timestampFromMicros,
   VALUE_TYPE_CODES,
   valueTypeName,

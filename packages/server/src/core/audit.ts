@@ -1,5 +1,5 @@
 export type AuditEntityType =
-  'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest' | 'Webhook';
+  'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest' | 'Webhook' | 'Validator';
 /** `Promoted`: values copied from another version (Compare's copy, the import of `{ fromVersionId }`). */
 export type AuditAction =
   | 'Created'

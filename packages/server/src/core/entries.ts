@@ -1,5 +1,8 @@
 import type { NewestChanges } from './audience.js';
 
+/** An entry's JSON Schema (draft 2020-12): the rules its typed value must meet (core's entry-schemas.ts). */
+export type EntrySchema = Readonly<Record<string, unknown>>;
+
 export interface EntryRecord {
   readonly id: string;
   readonly versionId: string;
@@ -21,6 +24,8 @@ export interface EntryRecord {
   readonly isSecret: boolean;
   /** A secret whose stored value cannot be decrypted (altered, or its master key is gone): read as null. */
   readonly unreadable?: boolean;
+  /** The rules its value must meet; null for none. */
+  readonly schema: EntrySchema | null;
 }
 
 /** A new entry as its creator describes it (REST, a plan, a registration). */
@@ -34,11 +39,12 @@ export interface NewEntry {
   readonly groupName: string | null;
   readonly groupDescription: string | null;
   readonly isSecret: boolean;
+  readonly schema: EntrySchema | null;
 }
 
 export type EntryMetadata = Pick<
   EntryRecord,
-  'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue' | 'isSecret'
+  'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'rawValue' | 'isSecret' | 'schema'
 >;
 
 export interface EntryStore {

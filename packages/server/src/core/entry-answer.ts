@@ -36,6 +36,7 @@ export function entryAnswer(e: EntryRecord, cipher: SecretCipher, options: { red
     createdAt: microsToIso(e.createdAt),
     updatedAt: microsToIso(e.updatedAt),
     isSecret: e.isSecret,
+    schema: e.schema,
     hasValue: e.rawValue !== null || e.unreadable === true,
     ...(hidden
       ? { redacted: true as const, fingerprint: redactedValue(cipher, e.rawValue, e.unreadable).fingerprint }

@@ -1,9 +1,11 @@
-import { AppError } from '../platform/errors.js';
+import { AppError, type Violation } from '../platform/errors.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { AuditAction, AuditChanges, AuditRecord } from './audit.js';
 import { auditView } from './audit-view.js';
 import { secretSides } from './entry-answer.js';
 import { entryChangeOf, type EntryChange } from './changes.js';
+import { digestOf, ValidationNeeded } from './checked-writes.js';
+import { requireSchema, valuesRefused, violationsOf } from './entry-schemas.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
 import type { Actor } from './identity.js';
 import type { WriteContext } from './stores.js';
@@ -104,6 +106,9 @@ function auditChanges(action: EntryAction, before: EntryRecord | null, after: En
  * - every change writes its audit record in the same transaction;
  * - the version's size counters move with each change, and the write is refused when it would pass
  *   Versions:MaxEntries or Versions:MaxBytes;
+ * - every value written (and every entry's schema changed) is checked against the entry's schema,
+ *   and the whole write is refused with every rule broken (`violations`) when any value breaks one;
+ * - the service's enabled validators pass the change before it commits (`checkedWrites`);
  * - the whole write becomes one change notice (one stream event), recorded by `commit`.
  */
 export class EntryWriter {
@@ -111,6 +116,8 @@ export class EntryWriter {
   private readonly sizes: SizeChange[] = [];
   /** Each change with both sides, for webhooks. */
   private readonly reported: ReportedEntryChange[] = [];
+  /** The rules the write's values break: `commit` refuses the write when there is any. */
+  private readonly violations: Violation[] = [];
 
   private constructor(
     private readonly ctx: WriteContext,
@@ -121,6 +128,8 @@ export class EntryWriter {
     private readonly versionLabel: string,
     /** The version is protected (the write was opened with `protectedVersion: 'allow'`). */
     readonly versionProtected: boolean,
+    /** The write's ids: the same in every run of it (`WriteContext.ids`). */
+    private readonly ids: IdGenerator,
   ) {}
 
   /** Opens a write on a version of the service: advances its clock, or answers 404. */
@@ -130,7 +139,7 @@ export class EntryWriter {
     if (clock === undefined) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
     if (clock.protected && options.protectedVersion !== 'allow')
       throw protectedVersion(clock.label, serviceId, versionId);
-    return new EntryWriter(ctx, options, clock.timestamp, clock.label, clock.protected);
+    return new EntryWriter(ctx, options, clock.timestamp, clock.label, clock.protected, ctx.ids ?? options.ids);
   }
 
   /**
@@ -154,10 +163,17 @@ export class EntryWriter {
         `An entry with key ${named.join(', ')}${live.length > named.length ? ` (and ${live.length - named.length} more)` : ''} already exists in this version.`,
       );
     }
+    for (const input of inputs) {
+      const schema = requireSchema(input.schema, { key: input.key });
+      this.check(
+        { key: input.key, id: null, valueType: input.valueType, schema, isSecret: input.isSecret },
+        input.rawValue,
+      );
+    }
     const tombstones = inputs.flatMap((input) => rows.get(input.key) ?? []);
     await this.ctx.entries.purge(...tombstones.map((row) => row.id));
     const entries = inputs.map((input): EntryRecord => ({
-      id: this.options.ids.newId(),
+      id: this.ids.newId(),
       versionId,
       ...input,
       generation: (rows.get(input.key)?.generation ?? 0) + 1,
@@ -182,6 +198,7 @@ export class EntryWriter {
     action: EntryAction = 'ValueSet',
   ): Promise<EntryRecord[]> {
     const afters = changes.map(({ before, rawValue }) => this.next(before, { rawValue }));
+    for (const after of afters) this.check(after, after.rawValue);
     await this.ctx.entries.setValues(
       afters.map((after) => ({
         id: after.id,
@@ -203,7 +220,9 @@ export class EntryWriter {
    * type). An entry turning secret has every stored copy of its earlier values sealed too.
    */
   async updateMetadata(before: EntryRecord, metadata: EntryMetadata): Promise<EntryRecord> {
-    const after = this.next(before, metadata);
+    const after = this.next(before, { ...metadata, schema: requireSchema(metadata.schema, { key: before.key }) });
+    // A new schema is checked against the value the entry keeps, as much as a new value against its schema.
+    this.check(after, after.rawValue);
     if (metadata.isSecret && !before.isSecret) await this.ctx.secrets.sealHistoryOf(before);
     await this.ctx.entries.setMetadata(before.id, {
       ...metadata,
@@ -233,14 +252,17 @@ export class EntryWriter {
   }
 
   /**
-   * Ends the write: checks the version's caps against everything it changed (a refusal rolls the
-   * whole transaction back), records one change notice holding every changed entry, in order, and
+   * Ends the write: refuses it (400 with every violation) when a value breaks its entry's schema,
+   * checks the version's caps against everything it changed (a refusal rolls the whole transaction
+   * back), records one change notice holding every changed entry, in order, and
    * reports the same changes to webhooks as one `entry.changed` (one delivery per webhook).
    */
   async commit(): Promise<void> {
     const { serviceId, versionId, caps, actor } = this.options;
+    if (this.violations.length > 0) throw valuesRefused(this.violations);
     await requireWithinVersionCaps(this.ctx, caps, versionId, totalChange(this.sizes));
     if (this.events.length === 0) return;
+    await this.requireValidated();
     this.ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp: this.timestamp, entries: this.events });
     this.ctx.report({
       type: 'entry.changed',
@@ -251,6 +273,24 @@ export class EntryWriter {
       timestamp: this.timestamp,
       changes: this.reported,
     });
+  }
+
+  /**
+   * The service's enabled validators must have passed exactly this change (docs/validation.md):
+   * otherwise the write is rolled back and asked about (`ValidationNeeded`, `checkedWrites`).
+   */
+  private async requireValidated(): Promise<void> {
+    const { serviceId, versionId, actor } = this.options;
+    const validators = await this.ctx.validators.enabled(serviceId);
+    if (validators.length === 0) return;
+    const request = { serviceId, versionId, versionLabel: this.versionLabel, actor, changes: this.reported };
+    const digest = digestOf(request);
+    if (this.ctx.validated?.has(digest) !== true) throw new ValidationNeeded(validators, request, digest);
+  }
+
+  /** Notes the rules a value breaks (the write goes on, so that one refusal names them all). */
+  private check(entry: Parameters<typeof violationsOf>[0], rawValue: string | null): void {
+    if (entry.schema !== null) this.violations.push(...violationsOf(entry, rawValue));
   }
 
   private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {
@@ -271,7 +311,7 @@ export class EntryWriter {
   ): Omit<AuditRecord, 'num'> {
     const entry = (after ?? before) as EntryRecord;
     return {
-      id: this.options.ids.newId(),
+      id: this.ids.newId(),
       serviceId: this.options.serviceId,
       entityType: 'Entry',
       entityId: entry.id,

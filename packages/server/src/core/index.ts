@@ -41,7 +41,8 @@ export {
   type EntryChange,
 } from './changes.js';
 export type { Audience, NewestChanges } from './audience.js';
-export type { EntryMetadata, EntryRecord, EntryStore, NewEntry } from './entries.js';
+export type { EntryMetadata, EntryRecord, EntrySchema, EntryStore, NewEntry } from './entries.js';
+export { requireSchema, valuesRefused, violationsOf, type CheckedEntry } from './entry-schemas.js';
 export { FOLLOWER_READ_ONLY, followerWriteRefused, type InstanceRole, type WalPositions } from './follower.js';
 export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
@@ -106,6 +107,15 @@ export {
   type VersionCaps,
 } from './version-caps.js';
 export { versionDeletionNotice } from './version-deletion.js';
+export { checkedWrites, validatorsRefused, ValidationNeeded } from './checked-writes.js';
+export type {
+  ValidationRequest,
+  ValidatorAnswer,
+  ValidatorCalls,
+  ValidatorFields,
+  ValidatorRecord,
+  ValidatorStore,
+} from './validators.js';
 export type { VersionRecord, VersionSize, VersionStore } from './versions.js';
 export {
   WEBHOOK_EVENT_TYPES,

@@ -11,7 +11,9 @@ import type { SecretStore } from './secrets.js';
 import type { SettingsStore } from './settings.js';
 import type { UserStore } from './users.js';
 import type { VersionStore } from './versions.js';
+import type { ValidatorStore } from './validators.js';
 import type { ReportedChange, WebhookStore } from './webhooks.js';
+import type { IdGenerator } from '../platform/ids.js';
 
 /** Every store, as one transaction (or one consistent read) sees them. */
 export interface Stores {
@@ -27,6 +29,7 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly saml: SamlStateStore;
   readonly webhooks: WebhookStore;
+  readonly validators: ValidatorStore;
   readonly secrets: SecretStore;
   readonly presence: PresenceStore;
 }
@@ -39,6 +42,13 @@ export interface WriteContext extends Stores {
    * transaction, so they are committed with the change or not at all.
    */
   report(change: ReportedChange): void;
+  /**
+   * Ids for what the write creates, the same in every run of the write (`checkedWrites` runs it
+   * again once validators have seen its change); absent outside `checkedWrites`.
+   */
+  readonly ids?: IdGenerator;
+  /** Digests of the changes the service's validators passed (`checkedWrites`); absent outside it. */
+  readonly validated?: ReadonlySet<string>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EntryRecord } from './entries.js';
 import type { Stores } from './stores.js';
 import { AppError } from '../platform/errors.js';
+import { schemaBytes } from './entry-schemas.js';
 
 /** What one version may hold: Versions:MaxEntries live entries, Versions:MaxBytes UTF-8 bytes of their texts. */
 export interface VersionCaps {
@@ -17,15 +18,16 @@ export interface SizeChange {
 /** The texts of an entry that count toward its version's size. */
 export type EntryTexts = Pick<
   EntryRecord,
-  'key' | 'rawValue' | 'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition'
+  'key' | 'rawValue' | 'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'schema'
 >;
 
 const utf8 = (text: string | null): number => (text === null ? 0 : Buffer.byteLength(text, 'utf8'));
 
 /**
  * The UTF-8 bytes an entry adds to its version: key, value, name, description, group name, group
- * description and allowed values (what the entry list and exports carry; GetConfig carries the first
- * two). The migration that introduced the counters sums the same columns.
+ * description, allowed values and schema (what the entry list and exports carry; GetConfig carries
+ * the first two). The migration that introduced the counters sums the same columns (schemas came
+ * later, null on every row until then).
  */
 export function entryTextBytes(entry: EntryTexts): number {
   return (
@@ -35,7 +37,8 @@ export function entryTextBytes(entry: EntryTexts): number {
     utf8(entry.description) +
     utf8(entry.groupName) +
     utf8(entry.groupDescription) +
-    utf8(entry.enumDefinition)
+    utf8(entry.enumDefinition) +
+    schemaBytes(entry.schema)
   );
 }
 

@@ -7,6 +7,7 @@ import { presenceServersMigration } from './migrations/presence-servers.js';
 import { reviewAuthorsMigration } from './migrations/review-authors.js';
 import { streamAudienceMigration } from './migrations/stream-audience.js';
 import { streamPresenceMigration } from './migrations/stream-presence.js';
+import { validationMigration } from './migrations/validation.js';
 import { webhooksMigration } from './migrations/webhooks.js';
 import type { Dialect } from './schema.js';
 import { serviceNameKey } from './service-name-key.js';
@@ -369,6 +370,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0014-hashed-session-ids': hashedSessionIdsMigration(),
         '0015-stream-audience': streamAudienceMigration(),
         '0016-change-log-transactions': changeLogTransactionsMigration(dialect),
+        '0017-validation': validationMigration(dialect),
       }),
   };
 }

@@ -63,6 +63,8 @@ export interface EntriesTable {
   deleted: number;
   /** 1 for a secret: raw_value holds the sealed value (envelope encryption). */
   is_secret: Generated<number>;
+  /** The JSON Schema its value must meet (JSON text); null for none. */
+  schema: string | null;
 }
 
 export interface AuditLogsTable {
@@ -205,6 +207,18 @@ export interface WebhooksTable {
   updated_at: number;
 }
 
+export interface ValidatorsTable {
+  id: string;
+  service_id: string;
+  url: string;
+  description: string | null;
+  enabled: number;
+  /** Sealed by the master key when one is configured (`rcsec1.…`), else `whsec_…`, as webhooks' secrets. */
+  secret: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WebhookDeliveriesTable {
   num: Generated<number>;
   id: string;
@@ -258,6 +272,7 @@ export interface PresenceServersTable {
 
 export interface DatabaseSchema {
   webhooks: WebhooksTable;
+  validators: ValidatorsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   stream_presence: StreamPresenceTable;
   presence_servers: PresenceServersTable;

@@ -25,6 +25,7 @@ import { createServiceStore } from './stores/service-store.js';
 import { createSessionStore } from './stores/session-store.js';
 import { createSettingsStore } from './stores/settings-store.js';
 import { createUserStore } from './stores/user-store.js';
+import { createValidatorStore } from './stores/validator-store.js';
 import { createVersionStore } from './stores/version-store.js';
 import { createWebhookStore } from './stores/webhook-store.js';
 
@@ -42,6 +43,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),
     webhooks: createWebhookStore(db, dialect, cipher),
+    validators: createValidatorStore(db, cipher),
     secrets: createSecretStore(db, cipher),
     presence: createPresenceStore(db, dialect),
   };

@@ -62,10 +62,25 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMapping>> = {
 /** Field name → messages, as in the `errors` member of a validation problem. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * One rule a written value breaks: its entry's schema (a JSON Schema keyword) or an outside validator
+ * (keyword `validator`). `instancePath` is a JSON Pointer into the value ("" for the whole value);
+ * `entryId` is null for an entry the refused write would have created.
+ */
+export interface Violation {
+  readonly key: string | null;
+  readonly entryId: string | null;
+  readonly instancePath: string;
+  readonly keyword: string;
+  readonly message: string;
+}
+
 /** What an error tells the client beside its code and message; each transport renders it (see below). */
 export interface ErrorMetadata {
   /** How long the client should wait before it tries again, in milliseconds. */
   readonly retryAfterMs?: number;
+  /** The rules a refused write breaks (at most 100): REST answers them as `violations`. */
+  readonly violations?: readonly Violation[];
 }
 
 export class AppError extends Error {
@@ -114,6 +129,12 @@ export class AppError extends Error {
 export function grpcMetadataOf(error: AppError): Readonly<Record<string, string>> {
   const { retryAfterMs } = error.metadata;
   return retryAfterMs === undefined ? {} : { 'retry-after-ms': String(Math.max(0, Math.round(retryAfterMs))) };
+}
+
+/** An error's metadata as members of its problem details (REST): `violations`. */
+export function problemMembersOf(error: AppError): { readonly violations?: readonly Violation[] } {
+  const { violations } = error.metadata;
+  return violations === undefined ? {} : { violations };
 }
 
 /**

@@ -1864,6 +1864,9 @@ export interface paths {
             groupDescription?: string | null;
             /** @description A secret (any value type): encrypted at rest, redacted in every answer; 409 without a master key (Secrets:MasterKeyFile) */
             isSecret?: boolean;
+            schema?: {
+              [key: string]: unknown;
+            } | null;
           };
         };
       };
@@ -2062,6 +2065,9 @@ export interface paths {
             rawValue?: string | null;
             /** @description Makes the entry secret (every stored copy of its values is then encrypted); only canAll may turn it off */
             isSecret?: boolean;
+            schema?: {
+              [key: string]: unknown;
+            } | null;
             generation: number;
           };
         };
@@ -2540,12 +2546,34 @@ export interface paths {
                   redacted?: boolean;
                   fingerprint?: string | null;
                 } | null;
+                /** @description The rules of the entry's schema the next value breaks; applying refuses the plan when any does */
+                violations: {
+                  key: string | null;
+                  entryId: string | null;
+                  instancePath: string;
+                  keyword: string;
+                  message: string;
+                }[];
               }[];
               /** @description Keys looked at that stay as they are */
               unchanged: number;
               /** @description Pass it back to apply exactly this: 409 if any key changed meanwhile */
               basedOn: string;
               applied: boolean;
+              /** @description A dry run: what each enabled validator of the service answered (asked only when no value breaks its entry's schema); empty once applied */
+              validators: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                id: string;
+                url: string;
+                /** @description It answered 2xx in time: applying would not be refused by it */
+                passed: boolean;
+                statusCode: number | null;
+                /** @description The first 500 characters of its answer, or why it gave none */
+                message: string;
+              }[];
             };
           };
         };
@@ -2682,6 +2710,9 @@ export interface paths {
                   groupName: string | null;
                   groupDescription: string | null;
                   enumDefinition: string | null;
+                  schema: {
+                    [key: string]: unknown;
+                  } | null;
                   /**
                    * Format: date-time
                    * @description ISO 8601, microsecond precision
@@ -2706,6 +2737,9 @@ export interface paths {
                   groupName: string | null;
                   groupDescription: string | null;
                   enumDefinition: string | null;
+                  schema: {
+                    [key: string]: unknown;
+                  } | null;
                   /**
                    * Format: date-time
                    * @description ISO 8601, microsecond precision
@@ -2949,12 +2983,34 @@ export interface paths {
                   redacted?: boolean;
                   fingerprint?: string | null;
                 } | null;
+                /** @description The rules of the entry's schema the next value breaks; applying refuses the plan when any does */
+                violations: {
+                  key: string | null;
+                  entryId: string | null;
+                  instancePath: string;
+                  keyword: string;
+                  message: string;
+                }[];
               }[];
               /** @description Keys looked at that stay as they are */
               unchanged: number;
               /** @description Pass it back to apply exactly this: 409 if any key changed meanwhile */
               basedOn: string;
               applied: boolean;
+              /** @description A dry run: what each enabled validator of the service answered (asked only when no value breaks its entry's schema); empty once applied */
+              validators: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                id: string;
+                url: string;
+                /** @description It answered 2xx in time: applying would not be refused by it */
+                passed: boolean;
+                statusCode: number | null;
+                /** @description The first 500 characters of its answer, or why it gave none */
+                message: string;
+              }[];
             };
           };
         };
@@ -4784,6 +4840,379 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/services/{serviceId}/validators': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The validators of a service, oldest first (never their secrets) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Validator'][];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Add a validator; its signing secret is shown only in this answer
+     * @description Before any write of values to the service commits, every enabled validator gets a signed POST (Standard Webhooks headers, type `validation.requested`) with the proposed change, in parallel; each must answer 2xx within Validation:TimeoutSeconds (default 5), or the write answers 400 with `violations` (keyword `validator`) and nothing is written. Dry runs ask them too and show their answers. See docs/validation.md.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @description An http(s) URL; as for webhooks, hosts on loopback, private or link-local networks are refused unless Webhooks:AllowPrivateNetworks
+             * @example https://ci.example.com/realtime-config/validate
+             */
+            url: string;
+            description?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * Format: uuid
+               * @description UUID
+               */
+              id: string;
+              url: string;
+              description: string | null;
+              /** @description Only enabled validators are asked; a disabled one lets every write through */
+              enabled: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601, microsecond precision
+               */
+              createdAt: string;
+              /** @description `whsec_` and the base64 of 32 random bytes: verify requests with it. Shown only in this answer. */
+              secret: string;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/services/{serviceId}/validators/{validatorId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          validatorId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Validator'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    /** Change a validator: the fields sent (`{"enabled":false}` lets writes through while it is down) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          validatorId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @description An http(s) URL; as for webhooks, hosts on loopback, private or link-local networks are refused unless Webhooks:AllowPrivateNetworks
+             * @example https://ci.example.com/realtime-config/validate
+             */
+            url?: string;
+            description?: string | null;
+            enabled?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Validator'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Remove a validator */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          validatorId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/tokens': {
     parameters: {
       query?: never;
@@ -5142,6 +5571,16 @@ export interface components {
       errors?: {
         [key: string]: string[];
       };
+      /** @description A refused write: every rule it breaks (at most 100) */
+      violations?: {
+        key: string | null;
+        entryId: string | null;
+        /** @description JSON Pointer into the value; "" for the whole value */
+        instancePath: string;
+        /** @description The JSON Schema keyword broken, or "validator" */
+        keyword: string;
+        message: string;
+      }[];
     };
     Me: {
       id: string;
@@ -5255,6 +5694,9 @@ export interface components {
       updatedAt: string;
       /** @description A secret: its value is encrypted at rest and never in an answer */
       isSecret: boolean;
+      schema: {
+        [key: string]: unknown;
+      } | null;
       /** @description The value is not null (for a secret, without showing it) */
       hasValue: boolean;
       /** @description Secrets: true, and rawValue is null */
@@ -5449,6 +5891,22 @@ export interface components {
         error: string | null;
       }[];
       nextAttemptAt: string | null;
+    };
+    Validator: {
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      id: string;
+      url: string;
+      description: string | null;
+      /** @description Only enabled validators are asked; a disabled one lets every write through */
+      enabled: boolean;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      createdAt: string;
     };
     PersonalToken: {
       /**

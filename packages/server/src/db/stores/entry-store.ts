@@ -3,6 +3,7 @@ import {
   noMasterKey,
   UnreadableSecret,
   type EntryRecord,
+  type EntrySchema,
   type EntryStore,
   type SecretCipher,
 } from '../../core/index.js';
@@ -28,6 +29,7 @@ const ENTRY_COLUMNS: Readonly<Record<keyof EntriesTable, JsonColumnType>> = {
   updated_at: 'bigint',
   changed_at: 'bigint',
   deleted: 'integer',
+  schema: 'text',
 };
 
 /**
@@ -73,6 +75,7 @@ function toRecord(cipher: SecretCipher, row: Selectable<EntriesTable>): EntryRec
     updatedAt: Number(row.updated_at),
     changedAt: Number(row.changed_at),
     deleted: Number(row.deleted) === 1,
+    schema: row.schema === null ? null : (JSON.parse(row.schema) as EntrySchema),
   };
 }
 
@@ -94,6 +97,7 @@ function toRow(cipher: SecretCipher, e: EntryRecord): Insertable<EntriesTable> {
     updated_at: e.updatedAt,
     changed_at: e.changedAt,
     deleted: e.deleted ? 1 : 0,
+    schema: e.schema === null ? null : JSON.stringify(e.schema),
   };
 }
 
@@ -199,6 +203,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
           enum_definition: change.enumDefinition,
           raw_value: storedValue(cipher, change.rawValue, change.isSecret),
           is_secret: change.isSecret ? 1 : 0,
+          schema: change.schema === null ? null : JSON.stringify(change.schema),
         },
         change,
       ),

@@ -3,7 +3,7 @@ import { UnreadableSecret, type SecretCipher } from '../../core/index.js';
 import { forEachPage } from '../in-pages.js';
 import type { DatabaseSchema } from '../schema.js';
 import { rewrapSecrets } from './sealed-json.js';
-import { sealSigningSecrets } from './webhook-secrets.js';
+import { sealSigningSecrets, sealValidatorSecrets } from './webhook-secrets.js';
 
 type WireEntry = [string, string | null, number, number, 0 | 1, 1?];
 
@@ -51,6 +51,7 @@ export async function rewrapAll(db: Kysely<DatabaseSchema>, cipher: SecretCipher
   );
   // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed (a few per service).
   count += await sealSigningSecrets(db, cipher, true);
+  count += await sealValidatorSecrets(db, cipher, true);
   count += await rewrapJsonColumn(db, cipher, 'audit_logs');
   count += await rewrapJsonColumn(db, cipher, 'change_requests');
   count += await rewrapChangeLog(db, cipher);

@@ -4,7 +4,7 @@ import { isSealedText } from '../../platform/envelope-cipher.js';
 import type { DatabaseSchema } from '../schema.js';
 
 /**
- * Webhook signing secrets at rest (`webhooks.secret`, `webhooks.previous_secret`): sealed by the
+ * Signing secrets at rest (`webhooks.secret`, `webhooks.previous_secret`, `validators.secret`): sealed by the
  * master key like secret values (`rcsec1.…`), so a copy of the database without the key file holds
  * none. Without a master key (PostgreSQL without Secrets:MasterKeyFile) they are stored as they are
  * (`whsec_…`), as are the rows of releases before sealing; both forms are read, and the server seals
@@ -74,6 +74,29 @@ export async function sealSigningSecrets(
       )
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) > 0) count += (secret !== null ? 1 : 0) + (previous !== null ? 1 : 0);
+  }
+  return count;
+}
+
+/** `sealSigningSecrets` for validators' secrets (one per row, never rotated). */
+export async function sealValidatorSecrets(
+  db: Kysely<DatabaseSchema>,
+  cipher: SecretCipher,
+  rewrap: boolean,
+): Promise<number> {
+  let query = db.selectFrom('validators').select(['id', 'secret']);
+  if (!rewrap) query = query.where('secret', 'not like', 'rcsec1.%');
+  let count = 0;
+  for (const row of await query.execute()) {
+    const secret = resealed(cipher, row.secret, rewrap);
+    if (secret === null) continue;
+    const result = await db
+      .updateTable('validators')
+      .set({ secret })
+      .where('id', '=', row.id)
+      .where('secret', '=', row.secret)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) count += 1;
   }
   return count;
 }

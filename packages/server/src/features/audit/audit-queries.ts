@@ -19,6 +19,7 @@ export const ENTITY_TYPES: readonly AuditEntityType[] = [
   'ApiKey',
   'ChangeRequest',
   'Webhook',
+  'Validator',
 ];
 
 /** Accepts an entity type in any case; returns the canonical name, or undefined when unknown. */

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import type {
-  ChangeRequestRecord,
-  ChangeRequestStatus,
-  EntryRecord,
-  RequestedChange,
-  SecretCipher,
-  WriteContext,
+import {
+  valuesRefused,
+  violationsOf,
+  type ChangeRequestRecord,
+  type ChangeRequestStatus,
+  type EntryRecord,
+  type RequestedChange,
+  type SecretCipher,
+  type WriteContext,
 } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { checkValue } from '../../protocol.js';
@@ -56,7 +58,8 @@ export async function requireVersion(ctx: WriteContext, target: Target): Promise
 }
 
 /**
- * Every change names a live entry of the version at its current generation, with a value of its type.
+ * Every change names a live entry of the version at its current generation, with a value of its type
+ * that meets its schema.
  * Answers the changes marked secret where their entry is (they are then sealed at rest).
  */
 export async function requireCurrent(
@@ -80,6 +83,9 @@ export async function requireCurrent(
     return problem ? [`${entry.key} ${problem}`] : [];
   });
   if (problems.length > 0) throw AppError.invalid(`Some values do not fit their entry type: ${problems.join('; ')}.`);
+  // A request no one could apply is refused when it is made: every value meets its entry's schema.
+  const violations = changes.flatMap((c) => violationsOf(entries.get(c.id) as EntryRecord, c.rawValue));
+  if (violations.length > 0) throw valuesRefused(violations);
   const stale = changes.filter((c) => (entries.get(c.id) as EntryRecord).generation !== c.generation);
   if (stale.length > 0) {
     throw AppError.conflict(

@@ -1,8 +1,9 @@
-import { checkKey, checkValue } from '../../protocol.js';
+import { checkKey, checkValue, schemaProblem } from '../../protocol.js';
 import {
   actorOfCaller,
   EntryWriter,
   hasPolicy,
+  mayReveal,
   requireReveal,
   revealedRecord,
   unreadableSecret,
@@ -42,6 +43,8 @@ export class EntryCommands {
     if (keyProblem) errors.key = [keyProblem];
     const valueProblem = checkValue(input.valueType, input.rawValue, input.enumDefinition);
     if (valueProblem) errors.rawValue = [valueProblem];
+    const badSchema = input.schema === null ? null : schemaProblem(input.schema);
+    if (badSchema) errors.schema = [badSchema];
     if (Object.keys(errors).length > 0) {
       throw AppError.invalid(keyProblem ? `The key "${input.key}" ${keyProblem}.` : 'The entry is not valid.', errors);
     }
@@ -126,6 +129,13 @@ export class EntryCommands {
       if (before.isSecret && !isSecret && !(caller.kind === 'user' && hasPolicy(caller.identity, 'canAll'))) {
         throw AppError.forbidden('Only admins (canAll) may turn a secret back into an ordinary entry.');
       }
+      // Whether a secret's stored value meets new rules would tell something of it: only to those who may see it.
+      const newSchema = change.schema !== undefined && JSON.stringify(change.schema) !== JSON.stringify(before.schema);
+      if (newSchema && before.isSecret && change.rawValue === undefined && !mayReveal(caller)) {
+        throw AppError.forbidden(
+          `Changing the schema of the secret ${before.key} without sending its value needs canReveal: whether the stored value meets the new rules would tell something of it.`,
+        );
+      }
       if (before.unreadable && change.rawValue === undefined) {
         throw AppError.conflict(
           `The stored value of ${before.key} cannot be decrypted (altered, or its master key is not configured); send a new rawValue with the update.`,
@@ -140,6 +150,7 @@ export class EntryCommands {
         enumDefinition: change.enumDefinition !== undefined ? change.enumDefinition : before.enumDefinition,
         rawValue: change.rawValue !== undefined ? change.rawValue : before.rawValue,
         isSecret,
+        schema: change.schema !== undefined ? change.schema : before.schema,
       };
       const problem = checkValue(before.valueType, metadata.rawValue, metadata.enumDefinition);
       if (problem) throw AppError.invalid('The value does not fit the entry type.', { rawValue: [problem] });

@@ -1,4 +1,3 @@
-import { checkKey, checkValue } from '../../protocol.js';
 import {
   actorOfCaller,
   EntryWriter,
@@ -13,12 +12,14 @@ import {
   type SizeChange,
   type Stores,
   type UnitOfWork,
+  type ValidatorAnswer,
+  type ValidatorCalls,
   type VersionCaps,
 } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
-import { dictionary } from '../../platform/dictionary.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, type Violation } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import { changeViolations, plannedChanges, requireValid, validatorAnswers } from './plan-checks.js';
 import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
@@ -70,6 +71,8 @@ export interface PlanItem {
     /** The caller sent this value (`Plan.sentValues`): a secret's is shown without a fingerprint. */
     readonly sent?: true;
   } | null;
+  /** The rules of its entry's schema the next value breaks (applying the plan is then refused). */
+  readonly violations: readonly Violation[];
 }
 
 export interface PlanOutcome {
@@ -78,6 +81,8 @@ export interface PlanOutcome {
   /** The generations the plan was made from; applying with it answers 409 if any has changed. */
   readonly basedOn: string;
   readonly applied: boolean;
+  /** A dry run: what the service's enabled validators answered to the plan (none applied). */
+  readonly validators: readonly ValidatorAnswer[];
 }
 
 /** Changes written between two turns of the event loop. */
@@ -109,6 +114,7 @@ function describe(
             ...(entry.unreadable ? { unreadable: true } : {}),
           }
         : null,
+      violations: changeViolations(change, entry),
       next:
         change.kind === 'delete'
           ? null
@@ -134,6 +140,7 @@ function describe(
     unchanged: new Set(plan.considered.filter((k) => !changed.has(k))).size,
     basedOn: tokenOf(at.clock, plan.considered, current),
     applied: at.applied,
+    validators: [],
   };
 }
 
@@ -152,15 +159,20 @@ export class EntryPlans {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly caps: VersionCaps,
+    /** Asks the service's validators about a dry run. */
+    private readonly calls: ValidatorCalls,
   ) {
     this.maxChanges = 2 * caps.maxEntries;
   }
 
-  preview(caller: Caller, serviceId: string, versionId: string, planner: Planner): Promise<PlanOutcome> {
-    return this.uow.readConsistent(async (stores) => {
-      if (!(await stores.versions.get(serviceId, versionId))) {
-        throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
-      }
+  /**
+   * What applying would change, the rules its values break, and what the service's validators
+   * answer to it (asked once the read is done).
+   */
+  async preview(caller: Caller, serviceId: string, versionId: string, planner: Planner): Promise<PlanOutcome> {
+    const { outcome, changes, versionLabel } = await this.uow.readConsistent(async (stores) => {
+      const version = await stores.versions.get(serviceId, versionId);
+      if (!version) throw AppError.notFound(`Version ${versionId} was not found in service ${serviceId}.`);
       const planned = await planner(stores, versionId);
       const current = await liveByKey(stores, versionId, planned.considered);
       const plan = settle(planned, current, mayReveal(caller));
@@ -168,8 +180,17 @@ export class EntryPlans {
       requireWithinLimit(plan, this.maxChanges);
       requireValid(plan, current);
       await requireWithinVersionCaps(stores, this.caps, versionId, sizeChangeOf(plan, current), { dryRun: true });
-      return describe(plan, current, { clock: (await stores.versions.clock(versionId)) ?? 0, applied: false });
+      const now = this.clock.nowMicros();
+      return {
+        outcome: describe(plan, current, { clock: (await stores.versions.clock(versionId)) ?? 0, applied: false }),
+        changes: plannedChanges(plan, current, { versionId, now, ids: this.ids }),
+        versionLabel: version.versionLabel,
+      };
     });
+    // Values that break their schemas are refused before any validator is asked, as on apply.
+    if (outcome.changes.some((c) => c.violations.length > 0)) return outcome;
+    const request = { serviceId, versionId, versionLabel, actor: actorOfCaller(caller) };
+    return { ...outcome, validators: await validatorAnswers(this.uow.read, this.calls, request, changes) };
   }
 
   apply(
@@ -274,30 +295,3 @@ function sizeChangeOf(plan: Plan, current: ReadonlyMap<string, EntryRecord>): Si
 }
 
 const NONE: SizeChange = { entries: 0, bytes: 0 };
-
-function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecord>): void {
-  const errors = dictionary<string[]>();
-  for (const change of plan.changes) {
-    const key = keyOf(change);
-    let problem: string | null = null;
-    if (change.kind === 'set') {
-      const entry = current.get(key);
-      problem = !entry
-        ? 'is not in this version'
-        : // A value that was secret never lands in an entry that is not: it would be stored and shown in plaintext.
-          change.secretValue === true && !entry.isSecret
-          ? 'would get a value that was secret; make it secret here first'
-          : checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
-    } else if (change.kind === 'create' || change.kind === 'recreate') {
-      problem = checkKey(key) ?? checkValue(change.entry.valueType, change.entry.rawValue, change.entry.enumDefinition);
-    }
-    if (problem) (errors[key] ??= []).push(problem);
-  }
-  if (Object.keys(errors).length > 0) {
-    const named = Object.entries(errors)
-      .slice(0, 10)
-      .map(([key, messages]) => `${key} ${messages.join(', ')}`)
-      .join('; ');
-    throw AppError.invalid(`Some values do not fit: ${named}.`, errors);
-  }
-}

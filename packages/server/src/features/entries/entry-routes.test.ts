@@ -86,6 +86,7 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
         'key',
         'name',
         'rawValue',
+        'schema',
         'updatedAt',
         'valueType',
       ].sort(),

@@ -1,11 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorOfCaller, entryAnswer, type EntryAnswer, type SecretCipher } from '../../core/index.js';
+import { actorOfCaller, entryAnswer, type EntryAnswer, type EntrySchema, type SecretCipher } from '../../core/index.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
 import type { EntryQueries } from './entry-queries.js';
 import { ENTRY_LIMITS } from './entry-limits.js';
+
+/** An entry's JSON Schema, as answered and as sent (object, or null for none). */
+const EntrySchemaSchema = Nullable(
+  Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'A JSON Schema (draft 2020-12) the typed value must meet (Number a JSON number, Boolean true/false, Array and Json the document, other types the text); null for none. See docs/validation.md.',
+      examples: [{ minimum: 1, maximum: 300 }],
+    },
+  ),
+);
 
 const EntrySchema = Type.Object(
   {
@@ -22,6 +35,7 @@ const EntrySchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     isSecret: Type.Boolean({ description: 'A secret: its value is encrypted at rest and never in an answer' }),
+    schema: EntrySchemaSchema,
     hasValue: Type.Boolean({ description: 'The value is not null (for a secret, without showing it)' }),
     redacted: Type.Optional(Type.Boolean({ description: 'Secrets: true, and rawValue is null' })),
     fingerprint: Type.Optional(
@@ -96,6 +110,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
                 'A secret (any value type): encrypted at rest, redacted in every answer; 409 without a master key (Secrets:MasterKeyFile)',
             }),
           ),
+          schema: Type.Optional(EntrySchemaSchema),
         }),
         response: { 201: entryRef, ...problems(400, 401, 403, 404, 409) },
       },
@@ -116,6 +131,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
           groupName: b.groupName ?? null,
           groupDescription: b.groupDescription ?? null,
           isSecret: b.isSecret ?? false,
+          schema: (b.schema ?? null) as EntrySchema | null,
         },
       );
       return reply.code(201).send(entryOf(entry));
@@ -164,6 +180,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
                 'Makes the entry secret (every stored copy of its values is then encrypted); only canAll may turn it off',
             }),
           ),
+          schema: Type.Optional(EntrySchemaSchema),
           generation: Type.Integer({ minimum: 0 }),
         }),
         response: { 200: entryRef, ...problems(400, 401, 403, 404, 409) },
@@ -171,7 +188,11 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { serviceId, versionId, entryId } = request.params;
-      const updated = await commands.updateMetadata(callerOf(request), serviceId, versionId, entryId, request.body);
+      const { schema, ...change } = request.body;
+      const updated = await commands.updateMetadata(callerOf(request), serviceId, versionId, entryId, {
+        ...change,
+        ...(schema !== undefined ? { schema: schema as EntrySchema | null } : {}),
+      });
       return entryOf(updated);
     },
   );

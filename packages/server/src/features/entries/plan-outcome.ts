@@ -23,6 +23,14 @@ const Side = (description: string) =>
     ),
   );
 
+const ViolationSchema = Type.Object({
+  key: Nullable(Type.String()),
+  entryId: Nullable(Type.String()),
+  instancePath: Type.String(),
+  keyword: Type.String(),
+  message: Type.String(),
+});
+
 /** The answer of a restore or an import: the changes (dry run or applied) and the token to apply them. */
 export const PlanOutcomeSchema = Type.Object(
   {
@@ -32,11 +40,27 @@ export const PlanOutcomeSchema = Type.Object(
         action: Type.String({ description: 'set, create, delete, or recreate (the value type changes)' }),
         current: Side('The entry now (null when the key does not exist)'),
         next: Side('The entry after the change (null for a deletion)'),
+        violations: Type.Array(ViolationSchema, {
+          description: "The rules of the entry's schema the next value breaks; applying refuses the plan when any does",
+        }),
       }),
     ),
     unchanged: Type.Integer({ description: 'Keys looked at that stay as they are' }),
     basedOn: Type.String({ description: 'Pass it back to apply exactly this: 409 if any key changed meanwhile' }),
     applied: Type.Boolean(),
+    validators: Type.Array(
+      Type.Object({
+        id: Uuid,
+        url: Type.String(),
+        passed: Type.Boolean({ description: 'It answered 2xx in time: applying would not be refused by it' }),
+        statusCode: Nullable(Type.Integer()),
+        message: Type.String({ description: 'The first 500 characters of its answer, or why it gave none' }),
+      }),
+      {
+        description:
+          "A dry run: what each enabled validator of the service answered (asked only when no value breaks its entry's schema); empty once applied",
+      },
+    ),
   },
   { description: 'What a restore or an import changes (or changed)' },
 );
@@ -44,6 +68,13 @@ export const PlanOutcomeSchema = Type.Object(
 export function planOutcomeOf(outcome: PlanOutcome, cipher: SecretCipher) {
   return {
     ...outcome,
+    validators: outcome.validators.map((a) => ({
+      id: a.validatorId,
+      url: a.url,
+      passed: a.passed,
+      statusCode: a.statusCode,
+      message: a.message,
+    })),
     changes: outcome.changes.map((c) => ({
       key: c.key,
       action: c.action,
@@ -59,6 +90,7 @@ export function planOutcomeOf(outcome: PlanOutcome, cipher: SecretCipher) {
         valueType: c.next.valueType,
         valueTypeName: valueTypeName(c.next.valueType),
       },
+      violations: [...c.violations],
     })),
   };
 }

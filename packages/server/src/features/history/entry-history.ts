@@ -1,4 +1,4 @@
-import type { NewEntry } from '../../core/index.js';
+import type { EntrySchema, NewEntry } from '../../core/index.js';
 import type { AuditAction, AuditRecord, Stores, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
@@ -17,6 +17,8 @@ interface EntryView {
   readonly generation?: number;
   readonly isSecret?: boolean;
   readonly unreadable?: boolean;
+  /** Absent in records written before entries had schemas. */
+  readonly schema?: EntrySchema | null;
 }
 
 export interface HistoryItem {
@@ -152,7 +154,7 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
   };
 }
 
-/** The entry a restore creates again: secret when it was, or when the value it gets was. */
+/** The entry a restore creates again (with its schema of then): secret when it was, or when the value it gets was. */
 function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null, secret: boolean): NewEntry | null {
   if (!meta || meta.valueType === undefined) return null;
   return {
@@ -165,5 +167,6 @@ function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null
     groupName: meta.groupName ?? null,
     groupDescription: meta.groupDescription ?? null,
     isSecret: meta.isSecret === true || secret,
+    schema: meta.schema ?? null,
   };
 }

@@ -142,6 +142,7 @@ export class ConfigCalls {
           enumValues: e.enumValues ?? null,
           defaultValue: e.value ?? null,
           isSecret: e.isSecret,
+          schema: e.schema ?? null,
         })),
       })),
     );

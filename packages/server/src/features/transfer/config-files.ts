@@ -1,5 +1,5 @@
 import { parseValueType, valueTypeName } from '../../protocol.js';
-import { redactedValue, type EntryRecord, type SecretCipher } from '../../core/index.js';
+import { redactedValue, type EntryRecord, type EntrySchema, type SecretCipher } from '../../core/index.js';
 import { dictionary, type Dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import { parseEnvText } from './file-parsers.js';
@@ -16,6 +16,8 @@ export interface EntryMetadata {
   readonly groupName: string | null;
   readonly groupDescription: string | null;
   readonly enumDefinition: string | null;
+  /** The JSON Schema its value must meet; null for none (files written before schemas lack it). */
+  readonly schema?: EntrySchema | null;
   /** A secret; without its value (null) unless exported with includeSecrets. */
   readonly isSecret?: boolean;
   readonly redacted?: boolean;
@@ -89,6 +91,7 @@ export function exportDocument(
           groupName: e.groupName,
           groupDescription: e.groupDescription,
           enumDefinition: e.enumDefinition,
+          schema: e.schema,
           ...(e.isSecret ? { isSecret: true } : {}),
           ...(leftOut(e, secrets)
             ? { redacted: true, fingerprint: redactedValue(secrets.cipher, e.rawValue, e.unreadable).fingerprint }
@@ -180,6 +183,8 @@ function metaOf(value: unknown): Partial<EntryMetadata> | null {
     groupName: text(value.groupName),
     groupDescription: text(value.groupDescription),
     enumDefinition: text(value.enumDefinition),
+    // Anything but null or an object is kept as it is, for the import to refuse with its key.
+    ...(value.schema !== undefined ? { schema: value.schema as EntrySchema | null } : {}),
     ...(value.isSecret === true ? { isSecret: true } : {}),
   };
 }

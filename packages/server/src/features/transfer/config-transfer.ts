@@ -152,6 +152,7 @@ export class ConfigTransfer {
         groupName: e.groupName,
         groupDescription: e.groupDescription,
         enumDefinition: e.enumDefinition,
+        schema: e.schema,
         ...(e.isSecret ? { isSecret: true } : {}),
       },
     }));

@@ -1,4 +1,4 @@
-import { checkValue, parseValueType, ValueType } from '../../protocol.js';
+import { checkValue, parseValueType, schemaProblem, ValueType } from '../../protocol.js';
 import type { EntryRecord, Stores } from '../../core/index.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
@@ -9,7 +9,8 @@ import { fromTyped, inferValueType, sameValue } from './typed-values.js';
 /**
  * An import as a plan: each key of the file gets its value (compared by meaning, so an unchanged
  * value is not written again); keys the version lacks are created when `createMissing` is set
- * (with the file's type and metadata, or a type guessed from the value), and refused otherwise.
+ * (with the file's type and metadata, its schema included, or a type guessed from the value), and
+ * refused otherwise. An existing key keeps its metadata and schema: its new value must meet that schema.
  * Keys of the version that the file does not name are left alone. A refusal names every key that
  * cannot be imported, missing or with a value that does not fit, so one correction is enough.
  *
@@ -45,7 +46,9 @@ export function importPlanner(
       } else if (!createMissing) {
         (errors[item.key] ??= []).push('is not in this version (allow creating missing keys to add it)');
       } else {
-        changes.push({ kind: 'create', entry: newEntry(item) });
+        const problem = item.meta?.schema == null ? null : schemaProblem(item.meta.schema);
+        if (problem) (errors[item.key] ??= []).push(`has a schema that ${problem}`);
+        else changes.push({ kind: 'create', entry: newEntry(item) });
       }
     }
     const refused = Object.entries(errors);
@@ -91,6 +94,7 @@ function newEntry(item: ImportedEntry) {
     groupName: item.meta?.groupName ?? null,
     groupDescription: item.meta?.groupDescription ?? null,
     isSecret: item.meta?.isSecret === true,
+    schema: item.meta?.schema ?? null,
   };
 }
 

@@ -30,6 +30,9 @@ const SideSchema = Nullable(
     groupName: Nullable(Type.String()),
     groupDescription: Nullable(Type.String()),
     enumDefinition: Nullable(Type.String()),
+    schema: Nullable(
+      Type.Object({}, { additionalProperties: true, description: 'The JSON Schema its value must meet' }),
+    ),
     updatedAt: Timestamp,
     isSecret: Type.Boolean(),
     redacted: Type.Optional(Type.Boolean()),
@@ -74,6 +77,7 @@ function sideOf(cipher: SecretCipher, e: EntryRecord | null) {
       groupName: e.groupName,
       groupDescription: e.groupDescription,
       enumDefinition: e.enumDefinition,
+      schema: e.schema,
       updatedAt: microsToIso(e.updatedAt),
     }
   );

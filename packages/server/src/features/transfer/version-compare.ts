@@ -6,7 +6,7 @@ export type Difference = 'added' | 'removed' | 'typeChanged' | 'valueChanged' | 
 export interface KeyComparison {
   readonly key: string;
   readonly change: Difference;
-  /** The metadata (name, description, group, allowed values) differs too. */
+  /** The metadata (name, description, group, allowed values, schema) differs too. */
   readonly metadataChanged: boolean;
   readonly base: EntryRecord | null;
   readonly target: EntryRecord | null;
@@ -53,7 +53,10 @@ export class VersionCompare {
       for (const key of [...new Set([...baseByKey.keys(), ...targetByKey.keys()])].sort()) {
         const a = baseByKey.get(key) ?? null;
         const b = targetByKey.get(key) ?? null;
-        const metadataChanged = a !== null && b !== null && METADATA.some((field) => a[field] !== b[field]);
+        const metadataChanged =
+          a !== null &&
+          b !== null &&
+          (METADATA.some((field) => a[field] !== b[field]) || JSON.stringify(a.schema) !== JSON.stringify(b.schema));
         const change: Difference | null =
           a === null
             ? 'added'

@@ -107,6 +107,7 @@ export class VersionCommands {
         groupName: e.groupName,
         groupDescription: e.groupDescription,
         isSecret: e.isSecret,
+        schema: e.schema,
       })),
     );
     await writer.commit();

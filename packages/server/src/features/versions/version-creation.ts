@@ -23,7 +23,9 @@ export async function createVersion(
 ): Promise<VersionRecord> {
   const { actor, ids, nowMicros } = how;
   const version: VersionRecord = {
-    id: ids.newId(),
+    // The write's own ids when it has them: the same again when it runs again after the service's
+    // validators answered (features/validators).
+    id: (ctx.ids ?? ids).newId(),
     serviceId: fields.serviceId,
     versionLabel: fields.versionLabel,
     description: fields.description,

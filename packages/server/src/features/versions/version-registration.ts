@@ -1,9 +1,20 @@
-import { checkKey, checkValue, exceedsLength, isValueType } from '../../protocol.js';
+import {
+  checkKey,
+  checkValue,
+  describeViolations,
+  exceedsLength,
+  isValueType,
+  MAX_SCHEMA_BYTES,
+  schemaProblem,
+  schemaViolations,
+} from '../../protocol.js';
 import {
   EntryWriter,
   UniqueViolation,
   type Actor,
+  violationsOf,
   type EntryRecord,
+  type EntrySchema,
   type NewEntry,
   type UnitOfWork,
   type VersionCaps,
@@ -34,6 +45,8 @@ export interface DeclaredEntry {
   readonly defaultValue: string | null;
   /** Declared secret (`is_secret`): created as a secret entry. */
   readonly isSecret?: boolean;
+  /** The JSON Schema its value must meet, as JSON text (`schema`); null for none. */
+  readonly schema?: string | null;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -71,7 +84,7 @@ export class VersionRegistration {
     actor: Actor,
     serviceId: string,
     label: string,
-    declared: ReadonlyArray<DeclaredEntry & { groupName: string; groupDescription: string | null }>,
+    declared: readonly Declared[],
   ): Promise<string> {
     await requireService(ctx, serviceId);
     const now = this.clock.nowMicros();
@@ -123,17 +136,14 @@ export class VersionRegistration {
           name: d.name || d.key,
           // A protected version's values change only through an approved change request: a key an
           // application adds there has no value, and the SDK reads its declared default for null.
-          rawValue: writer.versionProtected
-            ? null
-            : carried && carried.valueType === d.valueType
-              ? carried.rawValue
-              : d.defaultValue,
+          rawValue: writer.versionProtected ? null : carriedValue(carried, d) ? carried.rawValue : d.defaultValue,
           valueType: d.valueType,
           enumDefinition: d.enumValues,
           description: d.description,
           groupName: d.groupName,
           groupDescription: d.groupDescription,
           isSecret: d.isSecret === true || carried?.isSecret === true,
+          schema: d.parsedSchema,
         };
       }),
     );
@@ -141,6 +151,23 @@ export class VersionRegistration {
     return versionId;
   }
 }
+
+/**
+ * A key of the newest earlier version passes its value on when it has the same type and the value
+ * meets the schema the application declares now (else the new key starts from the declared default).
+ */
+function carriedValue(carried: EntryRecord | undefined, d: Declared): carried is EntryRecord {
+  if (!carried || carried.valueType !== d.valueType) return false;
+  const entry = { key: d.key, id: null, valueType: d.valueType, schema: d.parsedSchema, isSecret: true };
+  return violationsOf(entry, carried.rawValue).length === 0;
+}
+
+type Declared = DeclaredEntry & {
+  groupName: string;
+  groupDescription: string | null;
+  /** `schema` parsed and checked. */
+  parsedSchema: EntrySchema | null;
+};
 
 /** The declared keys the version does not hold live. */
 async function missingKeys<T extends { readonly key: string }>(
@@ -193,7 +220,7 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
     fail('classes', 'text must not contain U+0000');
   }
   const seen = new Set<string>();
-  const declared: Array<DeclaredEntry & { groupName: string; groupDescription: string | null }> = [];
+  const declared: Declared[] = [];
   classes.forEach((cls, c) => {
     tooLong(`classes[${c}].name`, cls.name, ENTRY_LIMITS.groupName);
     tooLong(`classes[${c}].description`, cls.description, ENTRY_LIMITS.groupDescription);
@@ -207,10 +234,16 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
       if (keyProblem) fail(`${field}.key`, `"${entry.key}" ${keyProblem}`);
       else if (seen.has(entry.key)) fail(`${field}.key`, `"${entry.key}" is declared more than once`);
       seen.add(entry.key);
+      const parsedSchema = declaredSchema(entry, (message) => fail(`${field}.schema`, `of ${entry.key} ${message}`));
       if (!isValueType(entry.valueType)) fail(`${field}.valueType`, 'is not a known value type');
       else {
         const valueProblem = checkValue(entry.valueType, entry.defaultValue, entry.enumValues);
         if (valueProblem) fail(`${field}.value`, valueProblem);
+        else if (parsedSchema !== null) {
+          const broken = schemaViolations(parsedSchema, entry.valueType, entry.defaultValue);
+          if (broken.length > 0)
+            fail(`${field}.value`, `of ${entry.key} breaks its schema: ${describeViolations(broken)}`);
+        }
       }
       // SDKs send "" where they mean "no allowed values" (a non-Enum key): stored as null.
       declared.push({
@@ -218,6 +251,7 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
         enumValues: entry.enumValues || null,
         groupName: cls.name,
         groupDescription: cls.description,
+        parsedSchema,
       });
     });
   });
@@ -230,6 +264,25 @@ function validate(label: string, classes: readonly DeclaredClass[]) {
     throw AppError.invalid(`The declared configuration is not valid: ${summary}.`, errors);
   }
   return declared;
+}
+
+/** A declared schema parsed and checked (`fail` is told what is wrong with it); null for none. */
+function declaredSchema(entry: DeclaredEntry, fail: (message: string) => void): EntrySchema | null {
+  if (entry.schema === null || entry.schema === undefined) return null;
+  if (exceedsLength(entry.schema, MAX_SCHEMA_BYTES)) {
+    fail(`must be at most ${MAX_SCHEMA_BYTES / 1024} KiB of JSON`);
+    return null;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(entry.schema);
+  } catch {
+    fail('is not JSON');
+    return null;
+  }
+  const problem = schemaProblem(parsed);
+  if (problem !== null) fail(problem);
+  return problem === null ? (parsed as EntrySchema) : null;
 }
 
 /** When a version was registered, to the minute, as people read it: "2026-05-01 09:30 UTC". */

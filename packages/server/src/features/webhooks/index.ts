@@ -8,3 +8,6 @@ export { WebhookOutbox } from './webhook-outbox.js';
 export { webhookRoutes } from './webhook-routes.js';
 export { WebhookSender } from './webhook-sender.js';
 export { Webhooks } from './webhooks.js';
+// The URL rules, the private-network guard and the signature of webhooks, which validators share.
+export { signedHeaders } from './webhook-sender.js';
+export { guardedLookup, refusedLiteralHost, requireAllowedTarget } from './webhook-targets.js';

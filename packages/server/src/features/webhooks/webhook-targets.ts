@@ -94,11 +94,16 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 
 /**
  * Checks a webhook's URL when it is saved: 400 with `errors.url` for a URL that is not http(s), a
- * host that does not resolve, or one that resolves to an address webhooks may not reach.
+ * host that does not resolve, or one that resolves to an address webhooks may not reach. Validators
+ * (features/validators) are held to the same rules; `what` names the kind of target in the message.
  */
-export async function requireAllowedTarget(text: string, allowPrivateNetworks: boolean): Promise<string> {
+export async function requireAllowedTarget(
+  text: string,
+  allowPrivateNetworks: boolean,
+  what: 'webhook' | 'validator' = 'webhook',
+): Promise<string> {
   const refuse = (reason: string): never => {
-    throw AppError.invalid(`The webhook URL ${reason}.`, { url: [reason] });
+    throw AppError.invalid(`The ${what} URL ${reason}.`, { url: [reason] });
   };
   const url = parseTargetUrl(text);
   if (typeof url === 'string') return refuse(url);

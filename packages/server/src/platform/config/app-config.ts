@@ -198,6 +198,8 @@ export interface AppConfig {
     /** Webhooks:RetrySchedule: seconds to wait after each failed attempt, one per retry. */
     readonly retrySchedule: readonly number[];
   };
+  /** Validation:TimeoutSeconds, default 5: the wait for each validator's answer before a write. */
+  readonly validation: { readonly timeoutSeconds: number };
   /**
    * Secrets:MasterKeyFile (absolute path, or null: the embedded database then keeps
    * `<DataDir>/secrets.key`) and Secrets:PreviousKeyFiles (retired keys that still decrypt).

@@ -348,6 +348,10 @@ export const CONFIG_KEYS = {
       '`[5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]` (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h)',
     doc: 'seconds to wait after each failed delivery attempt (±10 % jitter), one per retry; after the last the delivery is `failed`',
   },
+  'Validation:TimeoutSeconds': {
+    kind: { type: 'positive-number', default: 5 },
+    doc: "how long the server waits for each validator's answer before a write (they are asked in parallel); no answer in time refuses the write (400, keyword `validator`). Validators reach the networks `Webhooks:AllowPrivateNetworks` allows (docs/validation.md)",
+  },
   'Logging:Level': {
     kind: { type: 'choice', default: 'info', values: LOG_LEVELS },
     doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',

@@ -135,6 +135,7 @@ describe('loadConfig defaults', () => {
       maxReceiveMessageBytes: 4 * 1024 * 1024,
       getConfigLayout: 'Spec',
     });
+    expect(config.validation).toEqual({ timeoutSeconds: 5 });
     expect(config.logging).toEqual({ level: 'info' });
   });
 

@@ -93,6 +93,7 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       allowPrivateNetworks: reader.read('Webhooks:AllowPrivateNetworks'),
       retrySchedule: readRetrySchedule(reader),
     },
+    validation: { timeoutSeconds: reader.read('Validation:TimeoutSeconds') },
     secrets: readSecrets(reader, options.cwd),
     logging: { level: reader.read('Logging:Level') },
     warnings,

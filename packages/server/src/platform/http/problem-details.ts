@@ -1,6 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dictionary } from '../dictionary.js';
-import { AppError, errorTable, httpHeadersOf, httpStatusToCode, type ErrorCode, type FieldErrors } from '../errors.js';
+import {
+  AppError,
+  errorTable,
+  httpHeadersOf,
+  httpStatusToCode,
+  problemMembersOf,
+  type ErrorCode,
+  type FieldErrors,
+  type Violation,
+} from '../errors.js';
 
 export interface ProblemDetails {
   type: string;
@@ -8,6 +17,8 @@ export interface ProblemDetails {
   status: number;
   detail: string;
   errors?: FieldErrors;
+  /** The rules a refused write breaks (entry schemas, outside validators). */
+  violations?: readonly Violation[];
 }
 
 export function problemFor(code: ErrorCode, detail: string, errors?: FieldErrors): ProblemDetails {
@@ -65,7 +76,10 @@ export function installProblemDetails(app: FastifyInstance): void {
     if (error instanceof AppError) {
       if (error.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
       void reply.headers(httpHeadersOf(error));
-      return sendProblem(reply, problemFor(error.code, error.message, error.fieldErrors));
+      return sendProblem(reply, {
+        ...problemFor(error.code, error.message, error.fieldErrors),
+        ...problemMembersOf(error),
+      });
     }
     const fastifyError = error as FastifyError & { validationContext?: string };
     if (fastifyError.validation) {

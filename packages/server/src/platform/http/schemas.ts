@@ -12,6 +12,18 @@ export const ProblemDetailsSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+    violations: Type.Optional(
+      Type.Array(
+        Type.Object({
+          key: Nullable(Type.String()),
+          entryId: Nullable(Type.String()),
+          instancePath: Type.String({ description: 'JSON Pointer into the value; "" for the whole value' }),
+          keyword: Type.String({ description: 'The JSON Schema keyword broken, or "validator"' }),
+          message: Type.String(),
+        }),
+        { description: 'A refused write: every rule it breaks (at most 100)' },
+      ),
+    ),
   },
   { $id: 'ProblemDetails', description: 'RFC 9457 problem details' },
 );

@@ -15,6 +15,7 @@ function entry(overrides: Partial<Entry>): Entry {
     description: null,
     groupName: null,
     groupDescription: null,
+    schema: null,
     generation: 3,
     createdAt: '2026-01-01T00:00:00.000000Z',
     updatedAt: '2026-01-01T00:00:00.000000Z',

@@ -18,6 +18,7 @@ const entry: Entry = {
   description: null,
   groupName: null,
   groupDescription: null,
+  schema: null,
   generation: 3,
   createdAt: '2026-01-01T00:00:00.000000Z',
   updatedAt: '2026-01-01T00:00:00.000000Z',

@@ -13,12 +13,21 @@ const plan = (changes: PlanOutcome['changes']): PlanOutcome => ({
   unchanged: 0,
   basedOn: 't',
   applied: false,
+  validators: [],
 });
 
 describe('a dry run as the changes of a change request', () => {
   it('takes each value set with the entry and generation it was planned from', () => {
     const values = valuesOfPlan(
-      plan([{ key: 'A:B', action: 'set', current: side('30', { id: 'e1', generation: 4 }), next: side('45') }]),
+      plan([
+        {
+          key: 'A:B',
+          action: 'set',
+          current: side('30', { id: 'e1', generation: 4 }),
+          next: side('45'),
+          violations: [],
+        },
+      ]),
     );
     expect(values).toEqual([{ id: 'e1', key: 'A:B', before: '30', after: '45', generation: 4 }]);
   });
@@ -26,9 +35,15 @@ describe('a dry run as the changes of a change request', () => {
   it('refuses, naming them, plans that create or delete keys', () => {
     const values = valuesOfPlan(
       plan([
-        { key: 'A:B', action: 'set', current: side('30', { id: 'e1', generation: 4 }), next: side('45') },
-        { key: 'A:New', action: 'create', current: null, next: side('1') },
-        { key: 'A:Old', action: 'delete', current: side('2', { id: 'e2', generation: 1 }), next: null },
+        {
+          key: 'A:B',
+          action: 'set',
+          current: side('30', { id: 'e1', generation: 4 }),
+          next: side('45'),
+          violations: [],
+        },
+        { key: 'A:New', action: 'create', current: null, next: side('1'), violations: [] },
+        { key: 'A:Old', action: 'delete', current: side('2', { id: 'e2', generation: 1 }), next: null, violations: [] },
       ]),
     );
     expect(values).toMatch(/create A:New, delete A:Old/);
