@@ -33,6 +33,11 @@ describe('the CLI and secret entries', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('•••••• (secret)');
     expect(listed.stdout).not.toContain(SECRET);
+    // One key alone, as a script reads it: the same words, never an empty line that reads as no value.
+    expect(await operator.run(['get', 'vault', '1.0.0', 'Payments:ApiKey'])).toMatchObject({
+      code: 0,
+      stdout: '•••••• (secret)\n',
+    });
 
     const set = await operator.run(['set', 'vault', '1.0.0', 'Payments:ApiKey=sk_live_rotated']);
     expect(set.code, set.stderr).toBe(0);

@@ -57,6 +57,10 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
     }
     const me = await user.run(['--json', 'whoami']);
     expect(JSON.parse(me.stdout)).toMatchObject({ id: 'admin', policies: expect.arrayContaining(['canAll']) });
+    // For people, the console's words for the permissions, not the policy names of the configuration.
+    const said = await user.run(['whoami']);
+    expect(said.stdout).toContain('may: Administer, Change values');
+    expect(`${login.stdout}${said.stdout}`).not.toMatch(/\bcan(All|Change|Reveal)\b/);
   });
 
   it('lists services and versions, and reads values by service name and version label', async () => {

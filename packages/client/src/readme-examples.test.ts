@@ -5,20 +5,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markdownBlocks } from '@realtime-config/test-support/markdown-blocks';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const clientReadme = readFileSync(path.join(repoRoot, 'packages/client/README.md'), 'utf8');
 const rootReadme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-
-/** The fenced code blocks of one language under a `##` heading of a README, in order. */
-function blocks(markdown: string, heading: string, language: string): string[] {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`no section "${heading}"`);
-  const end = markdown.indexOf('\n## ', start + 1);
-  const section = markdown.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '');
-}
 
 function run(command: string, args: readonly string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
@@ -104,7 +96,7 @@ describe('the README examples of the SDK, as written', () => {
   }
 
   it('installs from the packed tarball the quick start names', () => {
-    const [install] = blocks(clientReadme, 'Quick start', 'sh');
+    const [install] = markdownBlocks(clientReadme, 'Quick start', 'sh');
     expect(install).toContain('npm pack -w @realtime-config/client');
     expect(install).toContain(`TARBALL="$PWD/${tarball}"`);
     expect(install).toContain('npm install "$TARBALL"');
@@ -112,23 +104,23 @@ describe('the README examples of the SDK, as written', () => {
   });
 
   it('runs the quick start of the SDK: the default first, then a change made through the API', async () => {
-    const [code] = blocks(clientReadme, 'Quick start', 'ts');
+    const [code] = markdownBlocks(clientReadme, 'Quick start', 'ts');
     await runAgainstServer(code ?? '', 'readme-sdk');
   });
 
   it('runs the example of the repository README the same way', async () => {
-    const [code] = blocks(rootReadme, 'Use it from a Node application', 'ts');
+    const [code] = markdownBlocks(rootReadme, 'Use it from a Node application', 'ts');
     await runAgainstServer(code ?? '', 'readme-root');
   });
 
   it('compiles every other SDK snippet against the installed package, and runs those that need no server', () => {
-    const [quickStart = ''] = blocks(clientReadme, 'Quick start', 'ts');
+    const [quickStart = ''] = markdownBlocks(clientReadme, 'Quick start', 'ts');
     const snippets: Record<string, string> = {
-      'declaring.mts': blocks(clientReadme, 'Declaring the configuration', 'ts')[0] ?? '',
+      'declaring.mts': markdownBlocks(clientReadme, 'Declaring the configuration', 'ts')[0] ?? '',
       // "What connect gives": the quick start's config, used further.
-      'client.mts': `${quickStart}\n${blocks(clientReadme, 'The client', 'ts')[0] ?? ''}`,
-      'static.mts': blocks(clientReadme, 'Tests of your application', 'ts')[0] ?? '',
-      'watch.mts': blocks(clientReadme, 'Following a version without a schema', 'ts')[0] ?? '',
+      'client.mts': `${quickStart}\n${markdownBlocks(clientReadme, 'The client', 'ts')[0] ?? ''}`,
+      'static.mts': markdownBlocks(clientReadme, 'Tests of your application', 'ts')[0] ?? '',
+      'watch.mts': markdownBlocks(clientReadme, 'Following a version without a schema', 'ts')[0] ?? '',
     };
     for (const [name, code] of Object.entries(snippets)) {
       expect(code, name).not.toBe('');

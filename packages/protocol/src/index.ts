@@ -29,6 +29,13 @@ export const SERVICE_PATH = '/konfigo.client.RealtimeConfigGrpcService';
 /** Service path of GetConfig in the layout of the existing Konfigo SDKs (server side only). */
 export const KONFIGO_LAYOUT_SERVICE_PATH = '/konfigo.layout.RealtimeConfigGrpcService';
 
+/**
+ * The `x-rc-sdk` the web console sends on its own change stream. The server leaves such streams out
+ * of a version's instances (and their count and metric): a console tab is a person looking, not an
+ * instance of the application.
+ */
+export const CONSOLE_SDK = 'realtime-config-console';
+
 const MICROS_PER_SECOND = 1_000_000n;
 
 /**

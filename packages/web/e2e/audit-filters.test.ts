@@ -88,12 +88,12 @@ describe('the audit log of versions that share their keys', () => {
       'Entity',
       'Changes',
     ]);
-    const promoted = rows().filter({ hasText: 'Promoted' });
+    const promoted = rows().filter({ hasText: 'Copied from another version' });
     expect(await promoted.count()).toBe(2);
     for (const text of await promoted.allTextContents()) expect(text).toContain('in version 1.0.0');
     expect(
       await rows()
-        .filter({ hasText: /dana\s*ValueSet/ })
+        .filter({ hasText: /dana\s*Value set/ })
         .first()
         .textContent(),
     ).toContain('in version 1.1.0');
@@ -107,7 +107,7 @@ describe('the audit log of versions that share their keys', () => {
 
     await page.getByLabel('User').fill('dana');
     await expect.poll(async () => (await records()).length).toBe(2);
-    for (const r of await records()) expect(r).toMatch(/dana\s*ValueSet/);
+    for (const r of await records()) expect(r).toMatch(/dana\s*Value set/);
 
     await page.reload();
     await expect.poll(async () => (await records()).length).toBe(2);
@@ -117,7 +117,7 @@ describe('the audit log of versions that share their keys', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByLabel('Action').selectOption('Promoted');
     await expect.poll(async () => (await records()).length).toBe(2);
-    for (const r of await records()) expect(r).toContain('Promoted');
+    for (const r of await records()) expect(r).toContain('Copied from another version');
 
     const hour = 60 * 60 * 1000;
     await page.getByLabel('From (your time)').fill(localMinute(new Date(started.getTime() + hour)));

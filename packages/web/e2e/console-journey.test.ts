@@ -236,7 +236,9 @@ describe('the console, from sign-in to the audit log', () => {
       'Entity',
       'Changes',
     ]);
-    expect(await table.getByRole('row', { name: /admin\s+ValueSet\s+Entry Payments:Mode/ }).count()).toBeGreaterThan(0);
+    expect(await table.getByRole('row', { name: /admin\s+Value set\s+Entry Payments:Mode/ }).count()).toBeGreaterThan(
+      0,
+    );
     expect(await table.getByRole('row', { name: /Created\s+Service orders/ }).count()).toBe(1);
 
     await page.getByLabel('Entity type').selectOption('Version');

@@ -159,7 +159,7 @@ try {
       await page.getByLabel('Version').selectOption({ label: '1.4.2' });
       if (phone) await page.getByRole('button', { name: /^More filters/ }).click();
       await page.getByLabel('Action').selectOption('ValueSet');
-      await page.getByRole('table', { name: 'Audit log' }).getByText('ValueSet').first().waitFor();
+      await page.getByRole('table', { name: 'Audit log' }).getByText('Value set').first().waitFor();
       await take('audit-log-filtered');
       await page.goto('/users');
       await page.getByRole('table', { name: 'Users' }).waitFor();

@@ -5,6 +5,12 @@ import { deleteLogin, loadLogin, saveLogin } from '../credentials.js';
 import { CliError, EXIT } from '../errors.js';
 import { createOutput } from '../output.js';
 import { createRestApi, problemOf, unwrap, type RestApi } from '../rest.js';
+import { policyWords } from '../vocabulary.js';
+
+/** What a person may do, in the console's words ("may: Administer, Change values"); --json keeps the names. */
+function permissionsText(policies: readonly string[]): string {
+  return policies.length === 0 ? 'no permissions' : `may: ${policies.map((p) => policyWords(p).name).join(', ')}`;
+}
 
 /** All of standard input, without its trailing newline. */
 async function readStdin(): Promise<string> {
@@ -105,7 +111,7 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
       const file = saveLogin({ server, ...credential, user: me.id });
       out.result({ server, user: me.id, provider: me.provider, policies: me.policies, credentialsFile: file }, () =>
         [
-          `Signed in to ${server} as ${me.id} (${me.provider}; ${me.policies.join(', ') || 'no policies'}).`,
+          `Signed in to ${server} as ${me.id} (${me.provider}; ${permissionsText(me.policies)}).`,
           `Saved in ${file}.`,
           ...(me.passwordChangeRequired
             ? [
@@ -140,6 +146,6 @@ export function accountCommands(program: Command, globals: () => GlobalOptions):
         return;
       }
       const me = await unwrap(ctx.api.GET('/auth/me'));
-      ctx.out.result(me, () => `${me.id} on ${ctx.server} (${me.provider}); policies: ${me.policies.join(', ')}`);
+      ctx.out.result(me, () => `${me.id} on ${ctx.server} (${me.provider}); ${permissionsText(me.policies)}`);
     });
 }

@@ -3,6 +3,9 @@ import { contextOf, type GlobalOptions } from '../context.js';
 import { shown, table } from '../output.js';
 import { listEntries, listServices, listVersions, pickEntries, resolveService, resolveVersion } from '../targets.js';
 
+/** How `get` shows a secret entry, whose value no answer carries. */
+const SECRET = '•••••• (secret)';
+
 /** services, versions, get: reading what is there. */
 export function browseCommands(program: Command, globals: () => GlobalOptions): void {
   program
@@ -52,12 +55,16 @@ export function browseCommands(program: Command, globals: () => GlobalOptions): 
       const version = await resolveVersion(ctx.api, service, versionArg);
       const all = await listEntries(ctx.api, service, version);
       const entries = keys.length > 0 ? pickEntries(all, keys) : all;
+      // A secret's value is in no answer: it reads as the table shows it (`reveal` shows the value).
+      const value = (e: (typeof entries)[number]) => (e.isSecret ? SECRET : shown(e.rawValue));
       ctx.out.result(entries, () =>
         keys.length === 1 && entries[0]
-          ? (entries[0].rawValue ?? '')
+          ? entries[0].isSecret
+            ? SECRET
+            : (entries[0].rawValue ?? '')
           : table(
               ['KEY', 'VALUE', 'GENERATION'],
-              entries.map((e) => [e.key, e.isSecret ? '•••••• (secret)' : shown(e.rawValue), String(e.generation)]),
+              entries.map((e) => [e.key, value(e), String(e.generation)]),
             ),
       );
     });

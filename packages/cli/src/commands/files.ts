@@ -15,6 +15,7 @@ import { CliError, EXIT } from '../errors.js';
 import { differenceWords, planText, shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
 import { resolveService, resolveVersion } from '../targets.js';
+import { policyWords } from '../vocabulary.js';
 import { changesOfPlan, onProtected, requestReview, requestReviewOption } from './reviews.js';
 
 const CONTENT_TYPES: Record<ConfigFileFormat, string> = {
@@ -218,7 +219,7 @@ export function fileCommands(program: Command, globals: () => GlobalOptions): vo
     .argument('<target>', 'target version label or id')
     .option(
       '--target-service <service>',
-      'the target version belongs to this service (needs canAll: it compares across services)',
+      `the target version belongs to this service (it compares across services: needs the permission "${policyWords('canAll').name}")`,
     )
     .option('--exit-code', 'exit with 1 when the versions differ, as git diff does')
     .action(

@@ -2,12 +2,15 @@ import type { Command } from 'commander';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { unwrap } from '../rest.js';
 import { listEntries, pickEntries, resolveService, resolveVersion } from '../targets.js';
+import { policyWords } from '../vocabulary.js';
 
-/** reveal and rotate-secrets: reading secret values (canReveal, audited) and re-wrapping them (canAll). */
+/** reveal and rotate-secrets: reading secret values (Reveal secrets, audited) and re-wrapping them (Administer). */
 export function secretCommands(program: Command, globals: () => GlobalOptions): void {
   program
     .command('reveal')
-    .description('Show the values of secret entries (needs the canReveal policy; every reveal is audited)')
+    .description(
+      `Show the values of secret entries (needs the permission "${policyWords('canReveal').name}"; every reveal is audited)`,
+    )
     .argument('<service>', 'service name or id')
     .argument('<version>', 'version label or id')
     .argument('<keys...>', 'keys of the entries')
@@ -39,7 +42,7 @@ export function secretCommands(program: Command, globals: () => GlobalOptions): 
   program
     .command('rotate-secrets')
     .description(
-      'Re-wrap every secret value with the current master key (Secrets:MasterKeyFile), after a key change (canAll)',
+      `Re-wrap every secret value with the current master key (Secrets:MasterKeyFile), after a key change (needs the permission "${policyWords('canAll').name}")`,
     )
     .action(async () => {
       const ctx = contextOf(globals());

@@ -1,4 +1,4 @@
-import { createTheme, Drawer, Modal, Notification, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, Drawer, Modal, type CSSVariablesResolver } from '@mantine/core';
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -15,7 +15,6 @@ export const theme = createTheme({
     // Every close button says what it does to a screen reader.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
     Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
-    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss' } } }),
   },
 });
 

@@ -1,31 +1,13 @@
 /**
  * The words people read for the API's names: actions of the history, fields of audit records, kinds
- * of difference. The audit log keeps the action names the API filters by (ValueSet, Promoted …);
- * everything else says what happened.
+ * of difference. Permissions, roles, scopes, audit actions and entity types come from the protocol
+ * package's vocabulary, which the CLI and docs/concepts.md share; no identifier of the code
+ * (`ValueSet`, `canAll`) is shown as text.
  */
 
-const ACTIONS: Readonly<Record<string, string>> = {
-  Created: 'Created',
-  Updated: 'Details changed',
-  Deleted: 'Deleted',
-  ValueSet: 'Value set',
-  Restored: 'Restored',
-  Imported: 'Imported from a file',
-  Promoted: 'Copied from another version',
-  MemberAdded: 'Member added',
-  MemberRemoved: 'Member removed',
-  Approved: 'Change request approved',
-  Applied: 'Change request applied',
-  Rejected: 'Change request rejected',
-  Withdrawn: 'Change request withdrawn',
-  Revealed: 'Secret value revealed',
-  SecretRotated: 'Webhook secret rotated',
-};
+import { identifierWords } from '@realtime-config/protocol/vocabulary';
 
-/** What an audit action means, in words ("Value set"). */
-export function actionWords(action: string): string {
-  return Object.hasOwn(ACTIONS, action) ? (ACTIONS[action] ?? action) : action;
-}
+export { actionWords, entityTypeWords, policyWords } from '@realtime-config/protocol/vocabulary';
 
 const FIELDS: Readonly<Record<string, string>> = {
   rawValue: 'value',
@@ -40,11 +22,19 @@ const FIELDS: Readonly<Record<string, string>> = {
   addedBy: 'added by',
   createdBy: 'created by',
   copiedFrom: 'copied from',
+  isSecret: 'secret',
+  expiresAt: 'expires',
+  lastUsedAt: 'last used',
+  revokedAt: 'revoked',
+  keyPrefix: 'key prefix',
+  eventTypes: 'events',
+  url: 'URL',
 };
 
-/** A record field as people call it ("value" for rawValue). */
+/** A record field as people call it ("value" for rawValue; another camelCase name as words). */
 export function fieldWords(field: string): string {
-  return Object.hasOwn(FIELDS, field) ? (FIELDS[field] ?? field) : field;
+  if (Object.hasOwn(FIELDS, field)) return FIELDS[field] ?? field;
+  return /^[a-z]+[A-Z]/.test(field) ? identifierWords(field).toLowerCase() : field;
 }
 
 /** The plain title of a problem by its HTTP status; the server's detail says the rest. */

@@ -1,6 +1,5 @@
 import { Group } from '@mantine/core';
 import { Link, type LinkProps } from '@tanstack/react-router';
-import { useEffect, useRef } from 'react';
 
 export interface TabLink {
   readonly label: string;
@@ -10,25 +9,13 @@ export interface TabLink {
 
 /**
  * Tabs that are real links (deep-linkable sections); the current one is marked aria-current="page".
- * They stay on one line (app.css `.rc-tab`) and scroll sideways when the screen is narrower than
- * they are, the current one in view.
+ * A screen narrower than the row of tabs (a phone) wraps them onto a second line: every tab stays in
+ * sight, where a row that scrolls sideways would hide the last ones without a sign that they exist.
  */
 export function TabLinks({ label, links }: { label: string; links: readonly TabLink[] }) {
-  const nav = useRef<HTMLElement>(null);
-  // Only the row of tabs scrolls (never the page): the current tab comes into view.
-  useEffect(() => {
-    const row = nav.current;
-    const active = row?.querySelector<HTMLElement>('[aria-current="page"]');
-    if (!row || !active) return;
-    const start = active.offsetLeft - row.offsetLeft;
-    if (start < row.scrollLeft) row.scrollLeft = start;
-    else if (start + active.offsetWidth > row.scrollLeft + row.clientWidth) {
-      row.scrollLeft = start + active.offsetWidth - row.clientWidth;
-    }
-  });
   return (
-    <nav aria-label={label} ref={nav} style={{ overflowX: 'auto' }}>
-      <Group gap={0} wrap="nowrap" style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+    <nav aria-label={label}>
+      <Group gap={0} wrap="wrap" style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
         {links.map((link) => (
           <Link
             key={link.label}

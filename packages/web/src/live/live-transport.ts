@@ -1,12 +1,12 @@
 import { createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-web';
-import { RealtimeConfigGrpcService } from '@realtime-config/protocol';
+import { CONSOLE_SDK, RealtimeConfigGrpcService } from '@realtime-config/protocol';
 import { bearerHeaders } from '../api/auth-token';
 
 const bearer: Interceptor = (next) => (request) => {
   for (const [name, value] of Object.entries(bearerHeaders())) request.header.set(name, value);
-  // Among a version's instances the console's own stream is shown as the console.
-  request.header.set('x-rc-sdk', 'realtime-config-console');
+  // The console's own stream says so: it is no instance of the application (the server leaves it out).
+  request.header.set('x-rc-sdk', CONSOLE_SDK);
   return next(request);
 };
 

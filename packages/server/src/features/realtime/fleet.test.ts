@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { RealtimeConfigGrpcService, timestampFromMicros } from '@realtime-config/protocol';
+import { CONSOLE_SDK, RealtimeConfigGrpcService, timestampFromMicros } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectStream } from '@realtime-config/test-support/connect-stream';
 import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
@@ -179,6 +179,27 @@ describe.each(databaseKinds)('instances of a version (%s)', (kind) => {
     const answer = await instancesUntil(admin, path, (a) => a.total === 1);
     expect(answer.instances[0]).toMatchObject({ instanceId: 'web-1', labels: { zone: 'b' }, address: '127.0.0.1' });
     await stream.cancel();
+    await instancesUntil(admin, path, (a) => a.total === 0);
+  });
+
+  it("leaves the web console's own stream out: a person looking is no instance of the application", async () => {
+    const consoleTab = subscribe(metadataOf({ 'x-rc-sdk': CONSOLE_SDK }));
+    const app = subscribe(metadataOf({ 'x-rc-instance-id': 'app-1' }));
+    await consoleTab.until((s) => s.events.length > 0);
+    await app.until((s) => s.events.length > 0);
+    const answer = await instancesUntil(admin, path, (a) => a.total > 0);
+    expect(answer).toMatchObject({ total: 1, upToDate: 1 });
+    expect(answer.instances.map((i) => i.instanceId)).toEqual(['app-1']);
+    expect(
+      await readMetric(admin, 'realtime_connected_instances', `service="${serviceId}",version="${versionId}"`),
+    ).toBe(1);
+    // The console's stream still gets every change.
+    const entry = (await entriesByKey(admin, serviceId, versionId)).Greeting!;
+    const seen = consoleTab.events.length;
+    await setValue(admin, serviceId, versionId, entry, 'console sees this');
+    await consoleTab.until((s) => s.events.length > seen);
+    consoleTab.cancel();
+    app.cancel();
     await instancesUntil(admin, path, (a) => a.total === 0);
   });
 

@@ -1,5 +1,6 @@
 import type { ChangeHub, ChangeNotice, EntryChange, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
+import { CONSOLE_SDK } from '../../protocol.js';
 import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
 import { EventBatch, type Audience } from './event-batch.js';
@@ -130,7 +131,8 @@ export class Subscriptions {
     const subscriber: Subscriber = { sink, audience, lastTimestamp: afterTimestamp, buffered: [], ticket };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
-    if (client && this.presence) {
+    // A web console's stream is a person looking at the version, not an instance of the application.
+    if (client && this.presence && client.sdk !== CONSOLE_SDK) {
       subscriber.presence = this.presence.open(serviceId, versionId, client, afterTimestamp, audience);
     }
     if (credentials && this.rechecks) {

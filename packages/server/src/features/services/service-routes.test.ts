@@ -159,6 +159,35 @@ describe.each(databaseKinds)('services API on %s', (kind) => {
     expect(seen).toEqual(made.map((s) => s.id));
   });
 
+  it('lists services at GET /api/services: the same pages, filters and access as the search', async () => {
+    const prefix = `Listed${kind}`;
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await createService(`${prefix}-${i}`));
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const query = new URLSearchParams({ name: prefix.toLowerCase(), pageSize: '2', pageToken: token });
+      const res: ApiResponse<{ entities: Array<{ id: string }>; nextPageToken: string }> = await admin.get(
+        `/api/services?${query}`,
+      );
+      expect(res.status, res.text).toBe(200);
+      const searched = await admin.post('/api/services/search', { name: prefix, pageSize: 2, pageToken: token });
+      expect(res.body).toEqual(searched.body);
+      seen.push(...res.body.entities.map((s) => s.id));
+      token = res.body.nextPageToken;
+    } while (token);
+    expect(seen).toEqual(made.map((s) => s.id));
+
+    expect((await admin.get('/api/services?pageToken=garbage!')).status).toBe(400);
+    expect((await admin.get('/api/services?pageSize=ten')).status).toBe(400);
+    expect((await server.client().get('/api/services')).status).toBe(401);
+    // An API key sees its own service only, as in the search.
+    const key = (await admin.post(`/api/services/${made[0]?.id}/apikeys`, { name: 'lister', scopes: ['read'] })).body
+      .key as string;
+    const keyList = await server.client().get('/api/services', { headers: { authorization: `Bearer ${key}` } });
+    expect(keyList.body.entities.map((s: { id: string }) => s.id)).toEqual([made[0]?.id]);
+  });
+
   it('treats LIKE wildcards in the name filter literally', async () => {
     await createService('with_underscore');
     await createService('withXunderscore');

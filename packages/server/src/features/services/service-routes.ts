@@ -74,6 +74,25 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
   const tags = ['services'];
   const params = Type.Object({ serviceId: Uuid });
 
+  const searchResponse = {
+    200: Type.Object({ entities: Type.Array(serviceRef), nextPageToken: Type.String() }),
+    ...problems(400, 401, 403),
+  };
+  /** One page of services by name: canChange users see every one, an API key its own service only. */
+  const searchPage = async (
+    caller: ReturnType<typeof callerOf>,
+    filter: { name?: string | null; pageSize?: number | null; pageToken?: string | null },
+  ) => {
+    if (caller.kind === 'user' && !hasPolicy(caller.identity, 'canChange')) {
+      throw AppError.forbidden('This operation needs the canChange policy.');
+    }
+    const page = await queries.search({
+      ...filter,
+      onlyServiceId: caller.kind === 'apiKey' ? caller.key.serviceId : null,
+    });
+    return { entities: page.entities.map(serviceOf), nextPageToken: page.nextPageToken };
+  };
+
   app.post(
     '/api/services/search',
     {
@@ -81,28 +100,43 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<{ commands: ServiceCommand
       schema: {
         tags,
         summary: 'Search services by name, with cursor paging',
-        description: 'Needs canChange; an API key finds its own service only.',
+        description: 'Needs canChange; an API key finds its own service only. `GET /api/services` is the same list.',
         body: Type.Object({
           name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
           pageSize: Type.Optional(Nullable(Type.Integer())),
           pageToken: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
         }),
-        response: {
-          200: Type.Object({ entities: Type.Array(serviceRef), nextPageToken: Type.String() }),
-          ...problems(400, 401, 403),
-        },
+        response: searchResponse,
+      },
+    },
+    async (request) => searchPage(callerOf(request), request.body),
+  );
+
+  app.get(
+    '/api/services',
+    {
+      config: { policy: 'authenticated' },
+      schema: {
+        tags,
+        summary: 'List services, with cursor paging',
+        description:
+          'The list a first `GET` expects: `POST /api/services/search` with the same filters as query parameters, the same access (canChange; an API key sees its own service only) and the same pages (`pageSize` 20 by default, 1–500; `nextPageToken` "" on the last page).',
+        querystring: Type.Object({
+          name: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, any case' })),
+          // Query strings are text (no type coercion in this API): clamped to 1–500 as in the search.
+          pageSize: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: '1–500, default 20' })),
+          pageToken: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: searchResponse,
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      if (caller.kind === 'user' && !hasPolicy(caller.identity, 'canChange')) {
-        throw AppError.forbidden('This operation needs the canChange policy.');
-      }
-      const page = await queries.search({
-        ...request.body,
-        onlyServiceId: caller.kind === 'apiKey' ? caller.key.serviceId : null,
+      const { name, pageSize, pageToken } = request.query;
+      return searchPage(callerOf(request), {
+        name: name ?? null,
+        pageSize: pageSize === undefined ? null : Number(pageSize),
+        pageToken: pageToken || null,
       });
-      return { entities: page.entities.map(serviceOf), nextPageToken: page.nextPageToken };
     },
   );
 

@@ -219,6 +219,8 @@ describe.each(databaseKinds)('webhook targets on %s', (kind) => {
         const res = await admin.post(base, { url });
         expect(res.status, url).toBe(400);
         expect(res.body.errors.url, url).toHaveLength(1);
+        // The refusal names the setting that allows a receiver on the operator's own network.
+        expect(res.body.detail, url).toContain('Webhooks:AllowPrivateNetworks');
       }
       expect((await admin.get(base)).body).toHaveLength(2);
 

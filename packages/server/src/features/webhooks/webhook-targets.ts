@@ -67,6 +67,13 @@ export function refusedAddress(address: string): string | null {
   return range === 'unicast' ? null : `${address} is a ${range} address`;
 }
 
+/**
+ * What to do about a refused private address, said in the refusal: a receiver on the operator's own
+ * network (a test setup, an internal chat bridge) is a deliberate choice, made in the configuration.
+ */
+const PRIVATE_NETWORKS_HINT =
+  ' Webhooks are refused on loopback, private and reserved networks unless the server sets Webhooks:AllowPrivateNetworks=true (docs/webhooks.md), for receivers on your own network.';
+
 /** The URL's host without the brackets of an IPv6 literal. */
 const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
@@ -102,8 +109,8 @@ export async function requireAllowedTarget(
   allowPrivateNetworks: boolean,
   what: 'webhook' | 'validator' = 'webhook',
 ): Promise<string> {
-  const refuse = (reason: string): never => {
-    throw AppError.invalid(`The ${what} URL ${reason}.`, { url: [reason] });
+  const refuse = (reason: string, hint = ''): never => {
+    throw AppError.invalid(`The ${what} URL ${reason}.${hint}`, { url: [reason] });
   };
   const url = parseTargetUrl(text);
   if (typeof url === 'string') return refuse(url);
@@ -121,7 +128,7 @@ export async function requireAllowedTarget(
   }
   for (const address of addresses) {
     const reason = refusedAddress(address);
-    if (reason !== null) refuse(`points to a private or reserved network (${host}: ${reason})`);
+    if (reason !== null) refuse(`points to a private or reserved network (${host}: ${reason})`, PRIVATE_NETWORKS_HINT);
   }
   return text;
 }

@@ -1,15 +1,10 @@
 import { Badge, Container, Group, List, Stack, Table, Text, Title } from '@mantine/core';
+import { policyWords } from '../../components/plain-words';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { ChangePasswordForm } from './change-password-form';
 import { PersonalTokens } from './personal-tokens';
 
-/** What each policy lets the user do, in words (the policy names are the server's). */
-const POLICY_MEANING: Readonly<Record<string, string>> = {
-  canAll: 'Change everything: services, versions, entries, members, API keys and users (an owner of every service).',
-  canChange: 'Read every service; change the values of those where you are an editor or owner.',
-};
-
-/** The signed-in user: identity, roles, policies, and (Local accounts) the password. */
+/** The signed-in user: identity, roles, what they may do (in words), and (Local accounts) the password. */
 export function AccountPage() {
   const me = useMe();
   if (!me.data) return null;
@@ -52,16 +47,26 @@ export function AccountPage() {
             What you may do
           </Title>
           {user.policies.length === 0 ? (
-            <Text>No policy: you can sign in but not see or change anything. Ask an admin for a role.</Text>
+            <Text>No permission yet: you can sign in but not see or change anything. Ask an admin for a role.</Text>
           ) : (
             <List>
-              {user.policies.map((policy) => (
-                <List.Item key={policy}>
-                  {Object.hasOwn(POLICY_MEANING, policy) ? POLICY_MEANING[policy] : policy}
-                </List.Item>
-              ))}
+              {user.policies.map((policy) => {
+                const words = policyWords(policy);
+                return (
+                  <List.Item key={policy}>
+                    <Text span fw={600}>
+                      {words.name}
+                    </Text>
+                    : {words.meaning}.
+                  </List.Item>
+                );
+              })}
             </List>
           )}
+          <Text size="sm" c="dimmed" mt="xs">
+            Within each service your role there (viewer, editor or owner, under the service&apos;s Members) decides what
+            else you may do.
+          </Text>
         </section>
         <section aria-labelledby="tokens-heading">
           <Title order={2} size="h3" id="tokens-heading" mb="xs">

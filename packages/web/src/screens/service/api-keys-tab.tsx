@@ -1,6 +1,7 @@
 import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import type { ApiKeyScope } from '@realtime-config/protocol/rest';
+import { SCOPE_WORDS } from '@realtime-config/protocol/vocabulary';
 import { CredentialTable } from '../../components/credential-table';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -9,13 +10,10 @@ import { useMe } from '../sign-in/use-session';
 import { apiKeysTabRoute } from './route';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useServiceAccess } from './use-service';
 
-/** The scopes a key may have, what each allows (docs/rest-api.md, API keys). */
-const SCOPES: ReadonlyArray<{ value: ApiKeyScope; description: string }> = [
-  { value: 'read', description: 'read values: gRPC GetConfig and StartSubscribe, REST reads' },
-  { value: 'register', description: 'register versions (the SDK’s CreateVersion)' },
-  { value: 'write', description: 'set, import, restore and promote values; open and apply change requests' },
-  { value: 'secrets', description: 'read secret values in plain text' },
-];
+/** The scopes a key may have, what each allows in the shared words (docs/concepts.md). */
+const SCOPES: ReadonlyArray<{ value: ApiKeyScope; description: string }> = (
+  ['read', 'register', 'write', 'secrets'] as const
+).map((value) => ({ value, description: SCOPE_WORDS[value]?.meaning ?? value }));
 const DEFAULT_SCOPES: readonly ApiKeyScope[] = ['read', 'register'];
 /** The dialog that shows a new key, this once. */
 const NEW_KEY = { title: 'API key created', valueLabel: 'New API key', copyLabel: 'Copy key' };

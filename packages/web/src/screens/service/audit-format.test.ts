@@ -46,3 +46,26 @@ describe('audit records of change requests in words', () => {
     ]);
   });
 });
+
+describe('audit records of secrets in words', () => {
+  // The shape the API answers: the value left out, `redacted` and the value's fingerprint instead.
+  const secret = (fingerprint: string | null) => ({
+    key: 'Payments:ApiSecret',
+    rawValue: null,
+    isSecret: true,
+    redacted: true,
+    fingerprint,
+  });
+
+  it('shows a secret created with a value as redacted, with its fingerprint, never as null', () => {
+    const created = record({ action: 'Created', changes: { after: secret('9f86d081884c7d659a2feaa0c55ad015') } });
+    expect(changeSummary(created)).toEqual(['value: •••••• (secret, fingerprint 9f86d081884c7d65)']);
+  });
+
+  it('shows a new value of a secret by its fingerprints, and nothing of the redaction fields', () => {
+    const set = record({ changes: { before: secret('aaaaaaaaaaaaaaaa1111'), after: secret('bbbbbbbbbbbbbbbb2222') } });
+    expect(changeSummary(set)).toEqual([
+      'value: •••••• (secret, fingerprint aaaaaaaaaaaaaaaa) → •••••• (secret, fingerprint bbbbbbbbbbbbbbbb)',
+    ]);
+  });
+});

@@ -4,7 +4,21 @@ import { fieldWords } from '../../components/plain-words';
 type Fields = Record<string, unknown>;
 
 const NAME_FIELDS = ['key', 'versionLabel', 'name', 'title', 'userId', 'url'] as const;
-const SKIPPED = new Set(['updatedAt', 'createdAt', 'generation', 'id', 'serviceId', 'num', 'keyHash', 'changes']);
+const SKIPPED = new Set([
+  'updatedAt',
+  'createdAt',
+  'generation',
+  'id',
+  'serviceId',
+  'num',
+  'keyHash',
+  'changes',
+  // A secret's redaction, shown in its value's place (fieldText).
+  'redacted',
+  'fingerprint',
+  'hasValue',
+  'unreadable',
+]);
 
 function fieldsOf(value: unknown): Fields | null {
   return typeof value === 'object' && value !== null ? (value as Fields) : null;
@@ -25,6 +39,18 @@ function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * A field of a record's side as text. A secret's value is redacted by the server (`redacted`, with
+ * the value's fingerprint instead): it reads as the version page shows a secret, never as `null`.
+ */
+function fieldText(state: Fields, field: string): string {
+  if (field === 'rawValue' && state.redacted === true) {
+    const fingerprint = typeof state.fingerprint === 'string' ? state.fingerprint.slice(0, 16) : null;
+    return `•••••• (secret${fingerprint ? `, fingerprint ${fingerprint}` : ''})`;
+  }
+  return show(state[field]);
+}
+
 /** What changed, field by field ("value: 30 → 45"); for a creation or deletion, the state it had. */
 export function changeSummary(record: AuditRecord): string[] {
   return [...fieldSummary(record), ...reviewSummary(record)];
@@ -43,8 +69,8 @@ function fieldSummary(record: AuditRecord): string[] {
   const after = fieldsOf(record.changes.after);
   if (before && after) {
     return Object.keys(after)
-      .filter((field) => !SKIPPED.has(field) && show(before[field]) !== show(after[field]))
-      .map((field) => `${fieldWords(field)}: ${show(before[field])} → ${show(after[field])}`);
+      .filter((field) => !SKIPPED.has(field) && fieldText(before, field) !== fieldText(after, field))
+      .map((field) => `${fieldWords(field)}: ${fieldText(before, field)} → ${fieldText(after, field)}`);
   }
   const state = after ?? before;
   if (!state) return [];
@@ -54,5 +80,5 @@ function fieldSummary(record: AuditRecord): string[] {
       : Object.keys(state)
           .filter((f) => !SKIPPED.has(f) && state[f] !== null && state[f] !== undefined)
           .slice(0, 3);
-  return shown.map((field) => `${fieldWords(field)}: ${show(state[field])}`);
+  return shown.map((field) => `${fieldWords(field)}: ${fieldText(state, field)}`);
 }

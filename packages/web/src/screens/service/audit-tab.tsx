@@ -7,7 +7,7 @@ import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 import { EmptyState } from '../../components/empty-state';
 import { KeyText } from '../../components/key-text';
-import { actionWords } from '../../components/plain-words';
+import { actionWords, entityTypeWords } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { useNarrow } from '../../components/use-narrow';
@@ -106,7 +106,7 @@ export function AuditTab() {
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="sm" verticalSpacing="xs" maw={900}>
         <NativeSelect
           label="Entity type"
-          data={[{ value: '', label: 'All' }, ...ENTITY_TYPES.map((t) => ({ value: t, label: t }))]}
+          data={[{ value: '', label: 'All' }, ...ENTITY_TYPES.map((t) => ({ value: t, label: entityTypeWords(t) }))]}
           value={filters.entityType ?? ''}
           onChange={(e) => set('entityType', e.currentTarget.value)}
         />
@@ -135,10 +135,7 @@ export function AuditTab() {
             />
             <NativeSelect
               label="Action"
-              data={[
-                { value: '', label: 'All' },
-                ...ACTIONS.map((a) => ({ value: a, label: `${a} (${actionWords(a)})` })),
-              ]}
+              data={[{ value: '', label: 'All' }, ...ACTIONS.map((a) => ({ value: a, label: actionWords(a) }))]}
               value={filters.action ?? ''}
               onChange={(e) => set('action', e.currentTarget.value)}
             />
@@ -211,12 +208,13 @@ export function AuditTab() {
                 </Table.Td>
                 <Table.Td>{r.userName ?? r.userId ?? '—'}</Table.Td>
                 <Table.Td>
-                  <Badge variant="light" tt="none" title={actionWords(r.action)} style={{ overflow: 'visible' }}>
-                    {r.action}
+                  <Badge variant="light" tt="none" style={{ overflow: 'visible' }}>
+                    {actionWords(r.action)}
                   </Badge>
                 </Table.Td>
                 <Table.Td data-full>
-                  {r.entityType} {r.entityType === 'Entry' ? <KeyText value={entityName(r)} /> : entityName(r)}
+                  {entityTypeWords(r.entityType)}{' '}
+                  {r.entityType === 'Entry' ? <KeyText value={entityName(r)} /> : entityName(r)}
                   {r.versionId && (
                     <Text size="xs" c="dimmed">
                       in version {r.versionLabel ?? 'deleted since'}

@@ -1,15 +1,19 @@
 import { NativeSelect, TextInput } from '@mantine/core';
 import type { Role } from '@realtime-config/protocol/rest';
+import { GLOBAL_ROLE_WORDS } from '@realtime-config/protocol/vocabulary';
 import { SecretInput } from '../../components/secret-input';
 import { FormDialog } from '../../components/form-dialog';
 import { useFormFields } from '../../components/use-form-fields';
 import { checkNewPassword, checkUsername } from '../../rules/form-rules';
 import { useCreateUser, useUpdateUser } from './use-users';
 
-export const ROLES = [
-  { value: 'developer', label: 'developer (canChange: values of member services)' },
-  { value: 'admin', label: 'admin (canAll: everything)' },
-];
+/** The roles a Local user may have, by name; what each allows is said beside the select. */
+export const ROLES = Object.values(GLOBAL_ROLE_WORDS).map((r) => ({ value: r.name, label: r.name }));
+
+/** What the global roles allow, in words, e.g. "A developer sees every service, …". */
+export const ROLE_MEANINGS = Object.values(GLOBAL_ROLE_WORDS)
+  .map((r) => `${r.name === 'admin' ? 'An' : 'A'} ${r.name} ${r.meaning}.`)
+  .join(' ');
 
 const passwordRule = (v: string, all: { username: string }) => {
   const problem = checkNewPassword(all.username, v);
@@ -41,7 +45,7 @@ export function NewUserDialog({ opened, onClose }: { opened: boolean; onClose: (
     >
       <TextInput label="Username" data-autofocus autoComplete="off" {...form.input('username')} />
       <SecretInput label="Password" autoComplete="new-password" {...form.input('password')} />
-      <NativeSelect label="Role" data={ROLES} {...form.input('role')} />
+      <NativeSelect label="Role" description={ROLE_MEANINGS} data={ROLES} {...form.input('role')} />
     </FormDialog>
   );
 }

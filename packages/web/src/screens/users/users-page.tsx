@@ -5,11 +5,11 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
-import { NewUserDialog, ResetPasswordDialog } from './user-dialogs';
+import { NewUserDialog, ResetPasswordDialog, ROLE_MEANINGS, ROLES } from './user-dialogs';
 import { UserTokensDrawer } from './user-tokens-drawer';
 import { useDeleteUser, useUpdateUser, useUsers } from './use-users';
 
-/** Local accounts and their roles (Local provider, canAll). */
+/** Local accounts and their roles (Local provider, admins only). */
 export function UsersPage() {
   const me = useMe();
   const abilities = me.data ? abilitiesOf(me.data) : null;
@@ -38,7 +38,7 @@ export function UsersPage() {
         <Button onClick={() => setCreating(true)}>New user</Button>
       </Group>
       <Text c="dimmed" size="sm">
-        An admin may do everything. A developer may change the values of the services they are a member of.
+        {ROLE_MEANINGS}
       </Text>
       {users.isPending && <Loader aria-label="Loading users" />}
       {users.isError && <ProblemAlert error={users.error} />}
@@ -73,7 +73,7 @@ export function UsersPage() {
                   <Table.Td>
                     <NativeSelect
                       aria-label={`Role of ${u.username}`}
-                      data={['admin', 'developer']}
+                      data={ROLES}
                       value={u.role}
                       onChange={(e) => update.mutate({ username: u.username, role: e.currentTarget.value as Role })}
                       disabled={lastAdmin}

@@ -18,7 +18,7 @@ interface ConflictDialogProps {
 
 function Value({ raw }: { raw: string | null }) {
   return (
-    <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+    <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
       {raw === null ? 'null' : raw === '' ? '""' : raw}
     </Code>
   );

@@ -133,7 +133,7 @@ export function EntryDrawer() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Stored value</Table.Th>
-                <Table.Td style={{ wordBreak: 'break-all' }}>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>
                   {entry.isSecret
                     ? `${entry.hasValue ? '••••••' : 'null'} (secret; fingerprint ${entry.fingerprint?.slice(0, 16) ?? 'none'})`
                     : shown(entry.rawValue)}
@@ -141,7 +141,7 @@ export function EntryDrawer() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>{first.data?.registered ? 'Registered default' : 'First value'}</Table.Th>
-                <Table.Td style={{ wordBreak: 'break-all' }}>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>
                   {entry.isSecret ? (
                     '••••••'
                   ) : first.data ? (

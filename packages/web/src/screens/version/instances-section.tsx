@@ -38,9 +38,9 @@ function Labels({ labels }: { labels: Record<string, string> }) {
 }
 
 /**
- * Who is connected to the version: every open change stream (applications with the SDK, `watch`,
- * consoles) on every server instance, and whether each has the newest change. Read again every
- * few seconds.
+ * Who is connected to the version: every open change stream of an application (the SDK, `watch`)
+ * on every server instance, and whether each has the newest change; consoles like this one are not
+ * instances and are left out by the server. Read again every few seconds.
  */
 export function InstancesSection({ serviceId, versionId }: { serviceId: string; versionId: string }) {
   const instances = useInstances(serviceId, versionId);

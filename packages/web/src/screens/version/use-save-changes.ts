@@ -1,4 +1,3 @@
-import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Entry } from '@realtime-config/protocol/rest';
@@ -17,6 +16,8 @@ export function useSaveChanges(
   versionId: string,
   pending: PendingChanges,
   saving: { current: ReadonlyMap<string, string | null> },
+  /** Says what was saved ("Saved 2 values"). */
+  onSaved: (message: string) => void,
 ) {
   const queryClient = useQueryClient();
   const setValues = useSetValues(serviceId, versionId);
@@ -35,10 +36,7 @@ export function useSaveChanges(
             if (entry.isSecret) pending.discard(entry.id);
             else pending.rebase(entry);
           }
-          notifications.show({
-            color: 'green',
-            message: updated.length === 1 ? `Saved ${updated[0]?.key ?? ''}` : `Saved ${updated.length} values`,
-          });
+          onSaved(updated.length === 1 ? `Saved ${updated[0]?.key ?? ''}` : `Saved ${updated.length} values`);
         },
         onError: (error) => {
           if (error instanceof ProblemError && error.status === 409) void showConflicts();

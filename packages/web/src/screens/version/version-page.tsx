@@ -6,7 +6,7 @@ import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useReadyMark } from '../../components/ready-mark';
-import { notifications } from '@mantine/notifications';
+import { StatusNote, useStatusNote } from '../../components/status-note';
 import { useService, useServiceAccess } from '../service/use-service';
 import { useMe } from '../sign-in/use-session';
 import { ChangeRequestsSection } from './change-requests';
@@ -48,7 +48,8 @@ export function VersionPage() {
   const [reviewing, setReviewing] = useState(false);
   const pending = usePendingChanges();
   const live = useLiveEntries(serviceId, versionId, entries.data);
-  const saver = useSaveChanges(serviceId, versionId, pending, live.saving);
+  const note = useStatusNote();
+  const saver = useSaveChanges(serviceId, versionId, pending, live.saving, note.show);
 
   const [text, setText] = useState(q);
   const [debounced] = useDebouncedValue(text.trim(), 300);
@@ -99,6 +100,7 @@ export function VersionPage() {
             {version.data && <ProtectionSwitch serviceId={serviceId} version={version.data} manage={manage} />}
           </Group>
           {version.data?.description && <Text c="dimmed">{version.data.description}</Text>}
+          <StatusNote text={note.text} />
         </Stack>
         {manage && version.data && <VersionAdminActions serviceId={serviceId} version={version.data} />}
       </Group>
@@ -185,7 +187,7 @@ export function VersionPage() {
         onOpened={(request) => {
           setReviewing(false);
           pending.discardAll();
-          notifications.show({ color: 'green', message: `Change request “${request.title}” opened` });
+          note.show(`Change request “${request.title}” opened`);
         }}
       />
       {version.data && <InstancesSection serviceId={serviceId} versionId={versionId} />}

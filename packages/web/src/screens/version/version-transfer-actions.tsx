@@ -20,18 +20,27 @@ function formatOfName(name: string): ConfigFileFormat | null {
   return null;
 }
 
+/**
+ * The file name the server gives an export (`orders-1.4.2.yaml`: the service and the version, so files
+ * of several services do not overwrite each other in a downloads folder), from its Content-Disposition.
+ */
+function exportFileName(disposition: string | null, fallback: string): string {
+  const name = /filename="([^"]+)"/.exec(disposition ?? '')?.[1];
+  return name ?? fallback;
+}
+
 /** Downloads through the API client, so a bearer token (Jwt sign-in) is sent as with every other call. */
 async function download(serviceId: string, version: Version, format: ConfigFileFormat): Promise<void> {
-  const text = await unwrap(
-    api.GET('/api/configversions/{serviceId}/{versionId}/export', {
-      params: { path: { serviceId, versionId: version.id }, query: { format } },
-      parseAs: 'text',
-    }),
-  );
+  const call = api.GET('/api/configversions/{serviceId}/{versionId}/export', {
+    params: { path: { serviceId, versionId: version.id }, query: { format } },
+    parseAs: 'text',
+  });
+  const [text, { response }] = await Promise.all([unwrap(call), call]);
+  const extension = FORMATS.find((f) => f.value === format)?.extension ?? format;
   const url = URL.createObjectURL(new Blob([text], { type: 'application/octet-stream' }));
   const link = document.createElement('a');
   link.href = url;
-  link.download = `${version.versionLabel}.${FORMATS.find((f) => f.value === format)?.extension ?? format}`;
+  link.download = exportFileName(response.headers.get('content-disposition'), `${version.versionLabel}.${extension}`);
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
