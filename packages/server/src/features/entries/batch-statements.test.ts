@@ -8,6 +8,13 @@ import { startTestServer, type ApiClient, type TestServer } from '@realtime-conf
  * locked. Counted by /metrics, which times every statement the server runs. Both sizes are large
  * enough that PostgreSQL's change feed reads the change from its log (a notice over 8,000 bytes).
  */
+/**
+ * Statements of the server's own timers that may fall inside every run of a longer call however
+ * often it is repeated (the presence refresh every 2 s on a loaded machine). A write costing
+ * statements per entry would differ by hundreds between the two sizes (400 more entries).
+ */
+const TIMER_STATEMENTS = 2;
+
 describe.each(databaseKinds)('statements per batch on %s', (kind) => {
   let server: TestServer;
   let admin: ApiClient;
@@ -73,7 +80,7 @@ describe.each(databaseKinds)('statements per batch on %s', (kind) => {
   it('creates 500 or 900 keys by import with the same statements', async () => {
     const few = await counted((round) => importKeys(`Few${round}`, 500, 'a', true));
     const many = await counted((round) => importKeys(`Many${round}`, 900, 'a', true));
-    expect(many).toBe(few);
+    expect(Math.abs(many - few)).toBeLessThanOrEqual(TIMER_STATEMENTS);
   });
 
   it('sets 500 or 900 values in a batch, and imports them, with the same statements', async () => {
@@ -89,10 +96,10 @@ describe.each(databaseKinds)('statements per batch on %s', (kind) => {
     // Each round's values are longer than the last, so every batch moves the version's size.
     const few = await counted((round) => setBatch('Few0', `x${'x'.repeat(round + 5)}`));
     const many = await counted((round) => setBatch('Many0', `y${'y'.repeat(round + 5)}`));
-    expect(many).toBe(few);
+    expect(Math.abs(many - few)).toBeLessThanOrEqual(TIMER_STATEMENTS);
     const fewImported = await counted((round) => importKeys('Few1', 500, `b${'b'.repeat(round)}-`));
     const manyImported = await counted((round) => importKeys('Many1', 900, `c${'c'.repeat(round)}-`));
-    expect(manyImported).toBe(fewImported);
+    expect(Math.abs(manyImported - fewImported)).toBeLessThanOrEqual(TIMER_STATEMENTS);
     const values = await entriesOf('Many1');
     expect(values.every((e) => e.rawValue === `ccc-${e.key.slice('Many1:Key'.length)}`)).toBe(true);
   });
