@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { applicationLayer } from './eslint-rules/application-layer.js';
 import { localPlugin } from './eslint-rules/no-unsafe-key-write.js';
 import { serverLayers } from './eslint-rules/server-layers.js';
 
@@ -116,27 +117,13 @@ export default tseslint.config(
     },
   },
   {
-    files: [
-      'packages/server/src/features/**/*-commands.ts',
-      'packages/server/src/features/**/*-queries.ts',
-      'packages/server/src/features/versions/version-registration.ts',
-      'packages/server/src/core/**/*.ts',
-    ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['fastify', '@fastify/*', '@connectrpc/*', 'pg', 'better-sqlite3', 'kysely', './*-routes.js'],
-              allowTypeImports: true,
-              message:
-                'Commands, queries and core/ know neither the transport nor the database driver: only UnitOfWork and stores.',
-            },
-          ],
-        },
-      ],
-    },
+    // Commands, queries and core/ know neither a transport nor a database driver. Which files those
+    // are goes by folder: all of core/ and of each feature but its routes, RPC handlers and the
+    // transport adapters eslint-rules/application-layer.js names.
+    files: ['packages/server/src/features/**/*.ts', 'packages/server/src/core/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { layers: { rules: { 'application-layer': applicationLayer } } },
+    rules: { 'layers/application-layer': 'error' },
   },
   {
     // The console runs in the browser: React's hook rules, browser globals, and never server code.

@@ -15,7 +15,8 @@
  * ```
  * @packageDocumentation
  */
-export { connect, type ConnectOptions } from './connect.js';
+export type { ConnectOptions, WatchOptions, WatchStatus } from './client-options.js';
+export { connect } from './connect.js';
 export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from './errors.js';
 export type { ChangeListener, ConfigLogger, ConfigStatus, LiveConfig } from './live-config.js';
 export {
@@ -37,4 +38,4 @@ export { array, boolean, dateTime, enumOf, json, number, string, timeSpan, type 
 export type { ArrayRules, JsonRules, JsonSchema, NumberRules, StringFormat, StringRules } from './rules.js';
 export { nextDelay } from './reconnect.js';
 export { staticConfig, type StaticConfig } from './static-config.js';
-export { watchVersion, type WatchedChange, type WatchOptions, type WatchStatus } from './watch-version.js';
+export { watchVersion, type WatchedChange } from './watch-version.js';

@@ -1,47 +1,12 @@
-import type { ConnectOptions } from './connect.js';
+import type { WatchOptions, WatchStatus } from './client-options.js';
 import { ConfigError } from './errors.js';
-import type { ConfigSchema, ValueTypeName } from './schema.js';
+import type { ValueTypeName } from './schema.js';
 import { subscribeEvents } from './internal/calls.js';
 import { resolveWatchOptions } from './internal/options.js';
 import { microsFromTimestamp, valueTypeName, type SubscriptionEvent } from './internal/protocol.js';
 import { isPermanent, Rpc } from './internal/rpc.js';
 import { sleep } from './internal/sleep.js';
 import { delayAfter } from './reconnect.js';
-
-/** The state of a {@link watchVersion} stream, as `onStatus` reports it. */
-export type WatchStatus = 'live' | 'reconnecting';
-
-/**
- * Options of {@link watchVersion}. The connection options (`url`, `serviceId`, `pollingInterval`,
- * `apiKey`, `token`, `signal`, `logger`, `tls`, `instanceId`, `labels`) mean what they mean for `connect`; aborting
- * `signal` ends the iteration without an error, and `logger.warn` hears of each lost stream once
- * per outage and cause.
- */
-export interface WatchOptions extends Pick<
-  ConnectOptions<ConfigSchema>,
-  'url' | 'serviceId' | 'pollingInterval' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls' | 'instanceId' | 'labels'
-> {
-  /** The id (UUID) of the version to follow (not its label: watching registers nothing). */
-  readonly versionId: string;
-  /**
-   * Only changes after this time. Without it the first batch holds every current value of the
-   * version, then the changes follow.
-   * @default undefined (every current value first)
-   */
-  readonly since?: Date;
-  /**
-   * More request headers for every call, e.g. the `cookie` of a console session. Not together
-   * with `apiKey`/`token` for `authorization`.
-   * @default {}
-   */
-  readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * Called when the stream opens (`live`) and when it is lost (`reconnecting`, with the cause). A
-   * function that throws is ignored.
-   * @default undefined
-   */
-  readonly onStatus?: (status: WatchStatus, cause?: ConfigError) => void;
-}
 
 /** One change of one key as the stream carries it: raw text, not parsed by a schema. */
 export interface WatchedChange {

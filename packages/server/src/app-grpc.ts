@@ -1,5 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Logger } from 'pino';
 import type { ChangeHub, Identity, UnitOfWork } from './core/index.js';
 import type { BearerCredentials } from './features/auth/index.js';
@@ -19,6 +17,7 @@ import { VersionRegistration } from './features/versions/index.js';
 import type { Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
 import type { IdGenerator } from './platform/ids.js';
+import type { RequestDispatch } from './platform/server/request-dispatch.js';
 
 /**
  * A subscriber whose stream has this much unsent data is too slow and is dropped (it reconnects and
@@ -43,8 +42,8 @@ export interface GrpcParts {
   /** The identity of a signed-in console session, from the Cookie header. */
   readonly sessionIdentity: (cookieHeader: string | undefined) => Promise<Identity | null>;
   readonly isStarted: () => boolean;
-  /** Where everything that is not an RPC goes: the REST API and the console. */
-  readonly fallback: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+  /** Which protocol serves a request: the gRPC gateway registers here, before the REST API. */
+  readonly dispatch: RequestDispatch;
   /** Who is connected: every stream opened here is registered there. */
   readonly presence: StreamPresence;
   /** A follower's writes (CreateVersion) go to the primary; the primary answers forwarded calls. */
@@ -101,8 +100,8 @@ export function composeGrpc(parts: GrpcParts) {
     maxReceiveMessageBytes: config.grpc.maxReceiveMessageBytes,
     requireCredentials: (credentials) => authorizer.requirePresent(credentials),
     getConfigLayout: config.grpc.getConfigLayout,
-    fallback: parts.fallback,
     interceptors: [forwardedCallInterceptor(parts.forwarding)],
   });
+  parts.dispatch.register(grpc);
   return { grpc, subscriptions, snapshots, rechecks };
 }

@@ -18,7 +18,14 @@ import {
   type ClaimSettings,
 } from './features/auth/index.js';
 import { ChangeRequestCommands, ChangeRequestQueries, changeRequestRoutes } from './features/change-requests/index.js';
-import { EntryCommands, EntryPlans, EntryQueries, entryRoutes, secretRoutes } from './features/entries/index.js';
+import {
+  EntryCommands,
+  EntryPlans,
+  EntryQueries,
+  entryRoutes,
+  SecretCommands,
+  secretRoutes,
+} from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
 import { answerForwardedWrites, forwardWritesToPrimary, type ForwardingOptions } from './features/regions/index.js';
@@ -128,7 +135,7 @@ export async function composeRestApi(parts: RestApiParts) {
     queries: new EntryQueries(uow),
     cipher: parts.cipher,
   });
-  await fastify.register(secretRoutes, { uow, cipher: parts.cipher });
+  await fastify.register(secretRoutes, { commands: new SecretCommands(uow, parts.cipher) });
   const plans = new EntryPlans(uow, clock, ids, caps, parts.validatorCalls);
   await fastify.register(historyRoutes, { history: new EntryHistory(uow), plans, cipher: parts.cipher });
   const yamlWorkers = createYamlWorkers();

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type {
-  Http2ServerRequest,
-  Http2ServerResponse,
-  Http2Session,
-  IncomingHttpHeaders,
-  ServerHttp2Stream,
-} from 'node:http2';
+import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Logger } from 'pino';
 import { composeGrpc } from './app-grpc.js';
 import { createInstanceRole } from './app-regions.js';
@@ -32,12 +26,9 @@ import type { AppConfig } from './platform/config/app-config.js';
 import { AppError } from './platform/errors.js';
 import { randomIds, type IdGenerator } from './platform/ids.js';
 import { createLogger } from './platform/logging.js';
+import type { RequestHandler } from './platform/server/inner-servers.js';
+import { RequestDispatch } from './platform/server/request-dispatch.js';
 import { retryWithBackoff } from './platform/startup.js';
-
-export type RequestHandler = (
-  req: IncomingMessage | Http2ServerRequest,
-  res: ServerResponse | Http2ServerResponse,
-) => void;
 
 export interface AppDependencies {
   clock?: Clock;
@@ -195,6 +186,9 @@ export async function composeApp(
         : null,
   });
   const { fastify, sessionStore, signer, yamlWorkers } = rest;
+  // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones: whatever no
+  // other protocol claims (the REST API, the console).
+  const dispatch = new RequestDispatch((req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse));
   const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
     config,
     uow,
@@ -206,8 +200,7 @@ export async function composeApp(
     bearer: rest.bearer,
     sessionIdentity: createSessionIdentityReader(fastify, authProvider),
     isStarted: () => lifecycle.started,
-    // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones.
-    fallback: (req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse),
+    dispatch,
     presence,
     forwarding,
   });
@@ -262,9 +255,9 @@ export async function composeApp(
     config,
     metrics,
     logger,
-    handler: grpc.handler,
-    onHttp2Stream: grpc.onHttp2Stream,
-    onHttp2Session: grpc.onHttp2Session,
+    handler: dispatch.handler,
+    onHttp2Stream: dispatch.onHttp2Stream,
+    onHttp2Session: dispatch.onHttp2Session,
     get started() {
       return lifecycle.started;
     },

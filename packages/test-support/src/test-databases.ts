@@ -19,6 +19,13 @@ export const postgresUrl = process.env.TEST_DATABASE_URL ?? '';
 /** Which kinds of database the suites run on: always SQLite; PostgreSQL when TEST_DATABASE_URL is set. */
 export const databaseKinds: ReadonlyArray<'sqlite' | 'postgres'> = postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 
+/**
+ * The one kind of database for suites whose subject does not reach storage (connection limits, the
+ * sign-in providers' protocols, authorization across transports): PostgreSQL, the production
+ * database, when there is one; else SQLite. Suites about what is stored run on `databaseKinds`.
+ */
+export const oneDatabaseKind: ReadonlyArray<'sqlite' | 'postgres'> = postgresUrl ? ['postgres'] : ['sqlite'];
+
 if (!postgresUrl && !process.env.RC_PG_SKIP_NOTED) {
   process.env.RC_PG_SKIP_NOTED = '1';
   process.stdout.write('PostgreSQL tests skipped: TEST_DATABASE_URL is not set.\n');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousA11yViolations } from './support/axe.js';
 import { expectVisible, signIn, startConsole, type ConsoleUnderTest } from './support/console.js';
 
-/** Personal access tokens on the account page: shown once, copied, used, revoked. */
+/** Personal access tokens on the account page: shown once, copied, used, revoked; and by an admin on the Users page. */
 describe('personal access tokens in the console', () => {
   let ui: ConsoleUnderTest;
   const password = (user: string) => `${user}-password-for-tests`;
@@ -43,6 +43,29 @@ describe('personal access tokens in the console', () => {
     await row.getByRole('button', { name: 'Revoke deploy pipeline' }).click();
     await page
       .getByRole('dialog', { name: 'Revoke deploy pipeline?' })
+      .getByRole('button', { name: 'Revoke token' })
+      .click();
+    await expectVisible(row.getByText('Revoked'));
+    expect((await ui.server.client().get('/api/auth/me', bearer)).status).toBe(401);
+  });
+
+  it("an admin opens a member's tokens on the Users page and revokes a leaked one", async () => {
+    const erin = await ui.server.client().login('erin', password('erin'));
+    const leaked = (await erin.post('/api/auth/tokens', { name: 'leaked laptop' })).body as { token: string };
+    const bearer = { headers: { authorization: `Bearer ${leaked.token}` } };
+    const page = await ui.window();
+    await signIn(page, 'admin', 'admin-password-for-tests');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('button', { name: 'Tokens of erin' }).click();
+    const drawer = page.getByRole('dialog', { name: 'Personal access tokens of erin' });
+    const row = drawer
+      .getByRole('table', { name: 'Personal access tokens' })
+      .getByRole('row', { name: /leaked laptop/ });
+    await expectVisible(row.getByText(leaked.token.slice(0, 12)));
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await row.getByRole('button', { name: 'Revoke leaked laptop' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke leaked laptop?' })
       .getByRole('button', { name: 'Revoke token' })
       .click();
     await expectVisible(row.getByText('Revoked'));

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { ConnectOptions } from '../connect.js';
-import type { WatchOptions } from '../watch-version.js';
+import type { ConnectOptions, WatchOptions } from '../client-options.js';
 import { ConfigError } from '../errors.js';
 import type { ConfigLogger } from '../live-config.js';
 import type { ConfigSchema } from '../schema.js';

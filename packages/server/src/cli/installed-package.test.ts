@@ -1,6 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout } from 'node:timers/promises';
@@ -10,7 +20,7 @@ import { findFreePort } from '@realtime-config/test-support/server-process';
 import { ApiClient } from '@realtime-config/test-support/test-server';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-/** Packing may build, and installing compiles better-sqlite3 when no prebuilt binary can be had. */
+/** Packing may build, and installing compiles better-sqlite3 when no binary for this Node can be had. */
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
 async function waitUntilReady(client: ApiClient, output: () => string): Promise<void> {
@@ -19,6 +29,26 @@ async function waitUntilReady(client: ApiClient, output: () => string): Promise<
     if (Date.now() > deadline) throw new Error(`the installed server did not get ready:\n${output()}`);
     await setTimeout(250);
   }
+}
+
+/**
+ * better-sqlite3's binary for the Node running the tests, as the download its install looks for
+ * first: an operator's install fetches it from the project's GitHub releases, which this machine
+ * cannot reach, and compiling it instead takes minutes. The repository's own copy, built by its
+ * `npm ci` for this Node, is that binary. Returns the install's environment.
+ */
+function localBetterSqlitePrebuild(folder: string): Record<string, string> {
+  const packageDir = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+  const binary = path.join(packageDir, 'build', 'Release', 'better_sqlite3.node');
+  if (!existsSync(binary)) return {};
+  const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  const staged = path.join(folder, 'staged');
+  mkdirSync(path.join(staged, 'build', 'Release'), { recursive: true });
+  copyFileSync(binary, path.join(staged, 'build', 'Release', 'better_sqlite3.node'));
+  // prebuild-install's name for it: {name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  run('tar', ['czf', path.join(folder, name), '-C', staged, 'build'], folder);
+  return { npm_config_better_sqlite3_local_prebuilds: folder };
 }
 
 /**
@@ -63,12 +93,10 @@ describe('the packed server, installed from its tarball into an empty folder', (
     run('npm', ['pack', '--silent', '-w', '@realtime-config/server', '--pack-destination', packed], repoRoot);
     const tarball = readdirSync(packed).find((name) => name.endsWith('.tgz'));
     expect(tarball).toBeDefined();
-    run(
-      'npm',
-      ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(packed, tarball!)],
-      machine,
-      nodeHeaders(),
-    );
+    run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(packed, tarball!)], machine, {
+      ...nodeHeaders(),
+      ...localBetterSqlitePrebuild(path.join(machine, 'prebuilds')),
+    });
 
     const port = await findFreePort();
     mkdirSync(path.dirname(configFile));

@@ -18,6 +18,7 @@ export {
   type ApiKeyScope,
   type ApiKeyStore,
 } from './api-keys.js';
+export type { CredentialRecord, CredentialStore } from './credentials.js';
 export { countingApprovals, requireMayApprove, writerOf, wroteContent } from './change-request-review.js';
 export type {
   ApprovalRecord,

@@ -1,3 +1,4 @@
+import type { CredentialRecord, CredentialStore } from './credentials.js';
 import type { ProviderKind } from './identity.js';
 
 /**
@@ -5,8 +6,7 @@ import type { ProviderKind } from './identity.js';
  * as the user who made it: a Local user with their current role, a user of another provider with the
  * roles their sign-in had when the token was made (kept here).
  */
-export interface PersonalTokenRecord {
-  readonly id: string;
+export interface PersonalTokenRecord extends CredentialRecord {
   readonly userId: string;
   readonly provider: ProviderKind;
   /** The identity of the session that made it (id, e-mail, name, roles); Local users' roles are read fresh. */
@@ -15,24 +15,8 @@ export interface PersonalTokenRecord {
     readonly name: string | null;
     readonly roles: readonly string[];
   };
-  readonly name: string;
-  readonly tokenHash: string;
-  readonly prefix: string;
-  readonly createdAt: number;
   readonly expiresAt: number;
-  readonly lastUsedAt: number | null;
-  readonly revokedAt: number | null;
 }
 
-export interface PersonalTokenStore {
-  insert(token: PersonalTokenRecord): Promise<void>;
-  /** A user's tokens, newest first, revoked and expired ones included. */
-  listOf(userId: string): Promise<PersonalTokenRecord[]>;
-  get(id: string): Promise<PersonalTokenRecord | undefined>;
-  findByHash(tokenHash: string): Promise<PersonalTokenRecord | undefined>;
-  revoke(id: string, at: number): Promise<PersonalTokenRecord | undefined>;
-  /** Revokes every live token of a user (deleted, or a new password or role); answers how many. */
-  revokeAllOf(userId: string, at: number): Promise<number>;
-  /** Records a use unless one was recorded after `notBefore`: one write per token and interval. */
-  touch(id: string, at: number, notBefore: number): Promise<void>;
-}
+/** The personal access tokens of users; a user's tokens are listed newest first. */
+export type PersonalTokenStore = CredentialStore<PersonalTokenRecord>;

@@ -1,23 +1,22 @@
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
-import { openDatabase, type Database } from './database.js';
+import { openTestDatabase, type OpenedTestDatabase } from '@realtime-config/test-support/opened-database';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import type { Database } from './database.js';
 import { migrationProvider } from './migrations.js';
 
 const utf8 = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text));
 
 describe.each(databaseKinds)('the version size migration on %s', (kind) => {
-  let testDatabase: TestDatabase;
+  let opened: OpenedTestDatabase;
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(kind);
-    const url = testDatabase.args.find((a) => a.startsWith('--Database:Url='))?.slice('--Database:Url='.length);
-    database = openDatabase({ url: url ?? null, dataDir: 'memory://' });
+    opened = await openTestDatabase(kind, { migrate: false });
+    database = opened.database;
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await opened?.close();
   });
 
   it('counts the live entries and the UTF-8 bytes of their texts of versions that existed before it', async () => {

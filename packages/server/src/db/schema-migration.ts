@@ -1,6 +1,6 @@
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely } from 'kysely';
 import { translateDatabaseError } from './database-errors.js';
-import type { Dialect } from './database.js';
+import type { Dialect } from './schema.js';
 import { migrationProvider } from './migrations.js';
 
 /** What `Database.migrate` did. */

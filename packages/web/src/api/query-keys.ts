@@ -7,6 +7,8 @@ export const queryKeys = {
   authConfig: ['auth-config'] as const,
   instanceRole: ['instance-role'] as const,
   users: ['users'] as const,
+  /** Below `users`: a role or password change (which revokes a user's tokens) refreshes them too. */
+  userTokens: (username: string) => ['users', username, 'tokens'] as const,
   services: {
     all: ['services'] as const,
     search: (name: string, pageToken: string | null) => ['services', 'search', { name, pageToken }] as const,

@@ -10,7 +10,10 @@ export interface RevocableCredential {
 }
 
 /** The mutation that revokes a credential by its id (a personal token, an API key). */
-type RevokeMutation = Pick<UseMutationResult<unknown, Error, string>, 'mutate' | 'reset' | 'isPending' | 'error'>;
+export type RevokeMutation = Pick<
+  UseMutationResult<unknown, Error, string>,
+  'mutate' | 'reset' | 'isPending' | 'error'
+>;
 
 /** Which credential a revoke is asking about (null: none), and the mutation that revokes it. */
 export interface CredentialRevocation {

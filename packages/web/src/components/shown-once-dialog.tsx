@@ -1,7 +1,7 @@
 import { Alert, Button, Code, CopyButton, Group, Modal, Stack } from '@mantine/core';
 import type { ReactNode } from 'react';
 
-interface ShownOnceDialogProps {
+export interface ShownOnceDialogProps {
   /** The credential, or null while the dialog is closed. */
   readonly value: string | null;
   readonly title: string;

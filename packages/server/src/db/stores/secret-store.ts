@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { UnreadableSecret, type SecretCipher, type SecretStore } from '../../core/index.js';
+import type { SecretCipher, SecretStore } from '../../core/index.js';
+import { forEachPage } from '../in-pages.js';
 import type { DatabaseSchema } from '../schema.js';
-import { redactDeliveredEntry, rewrapSecrets, sealSecrets } from './sealed-json.js';
-import { sealSigningSecrets, sealValidatorSecrets } from './webhook-secrets.js';
+import { redactDeliveredEntry, sealSecrets } from './sealed-json.js';
+import { rewrapAll } from './secret-rewrap.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -17,57 +18,47 @@ function markSecret(value: unknown, holdsEntryValue: (o: Record<string, unknown>
 
 type WireEntry = [string, string | null, number, number, 0 | 1, 1?];
 
-/** A value kept as it is when no configured key opens it (it reads as unreadable anyway). */
-function rewrapOrKeep(cipher: SecretCipher, sealed: string): string | null {
-  try {
-    return cipher.rewrap(sealed);
-  } catch (error) {
-    if (error instanceof UnreadableSecret) return null;
-    throw error;
-  }
-}
-
 export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): SecretStore {
-  const rewrapJsonColumn = async (table: 'audit_logs' | 'change_requests'): Promise<number> => {
-    let count = 0;
-    const rows = await db
-      .selectFrom(table)
-      .select(['id', 'changes'])
-      .where('changes', 'like', '%"sealedValue"%')
-      .execute();
-    for (const row of rows) {
-      let result: { text: string; count: number } | null;
-      try {
-        result = rewrapSecrets(row.changes, cipher);
-      } catch (error) {
-        if (error instanceof UnreadableSecret) continue;
-        throw error;
-      }
-      if (!result) continue;
-      await db.updateTable(table).set({ changes: result.text }).where('id', '=', row.id).execute();
-      count += result.count;
-    }
-    return count;
-  };
-
   return {
     async sealHistoryOf(entry) {
-      const audits = await db
-        .selectFrom('audit_logs')
-        .select(['id', 'changes', 'entity_id'])
-        .where((eb) =>
-          eb.or([
-            eb('entity_id', '=', entry.id),
-            eb.and([eb('entity_type', '=', 'ChangeRequest'), eb('changes', 'like', `%${entry.id}%`)]),
-          ]),
-        )
-        .execute();
-      for (const row of audits) {
+      // Every read below goes through an index and is bounded by the entry, its version or its
+      // service, not by the whole audit log or every delivery: this runs inside an entry's write.
+      const sealAudit = async (row: { num: number; changes: string; entity_id: string }) => {
         const holds = (o: Record<string, unknown>) => row.entity_id === entry.id || o.id === entry.id;
         const changes = JSON.stringify(sealSecrets(markSecret(JSON.parse(row.changes), holds), cipher));
-        if (changes !== row.changes)
-          await db.updateTable('audit_logs').set({ changes }).where('id', '=', row.id).execute();
-      }
+        if (changes !== row.changes) {
+          await db.updateTable('audit_logs').set({ changes }).where('num', '=', row.num).execute();
+        }
+      };
+      // The entry's own records (audit_logs_entity_idx).
+      await forEachPage(
+        (after: number | undefined, limit) => {
+          let query = db
+            .selectFrom('audit_logs')
+            .select(['num', 'changes', 'entity_id'])
+            .where('entity_id', '=', entry.id);
+          if (after !== undefined) query = query.where('num', '>', after);
+          return query.orderBy('num').limit(limit).execute();
+        },
+        (row) => row.num,
+        sealAudit,
+      );
+      // The records of the version's change requests that name it (audit_logs_version_key_idx): a
+      // request's records carry its version.
+      await forEachPage(
+        (after: number | undefined, limit) => {
+          let query = db
+            .selectFrom('audit_logs')
+            .select(['num', 'changes', 'entity_id'])
+            .where('version_id', '=', entry.versionId)
+            .where('entity_type', '=', 'ChangeRequest')
+            .where('changes', 'like', `%${entry.id}%`);
+          if (after !== undefined) query = query.where('num', '>', after);
+          return query.orderBy('num').limit(limit).execute();
+        },
+        (row) => row.num,
+        sealAudit,
+      );
       const requests = await db
         .selectFrom('change_requests')
         .select(['id', 'changes'])
@@ -81,96 +72,57 @@ export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCiph
           await db.updateTable('change_requests').set({ changes }).where('id', '=', row.id).execute();
         }
       }
-      const deliveries = await db
-        .selectFrom('webhook_deliveries')
-        .select(['id', 'payload'])
-        .where('payload', 'like', `%${entry.id}%`)
-        .execute();
-      for (const row of deliveries) {
-        const payload = redactDeliveredEntry(row.payload, entry.id, cipher);
-        if (payload !== null) {
-          await db.updateTable('webhook_deliveries').set({ payload }).where('id', '=', row.id).execute();
-        }
-      }
-      const notices = await db
-        .selectFrom('change_log')
-        .select(['id', 'payload'])
-        .where('version_id', '=', entry.versionId)
-        .execute();
-      for (const row of notices) {
-        const wire = JSON.parse(row.payload) as { e: WireEntry[] };
-        let changed = false;
-        wire.e = wire.e.map((e) => {
-          if (e[0] !== entry.key || e[5] === 1) return e;
-          changed = true;
-          return [e[0], e[1] === null ? null : cipher.seal(e[1]), e[2], e[3], e[4], 1];
-        });
-        if (changed) {
-          await db
-            .updateTable('change_log')
-            .set({ payload: JSON.stringify(wire) })
-            .where('id', '=', row.id)
-            .execute();
-        }
-      }
+      // The deliveries of the service's webhooks (webhook_deliveries_webhook_idx).
+      const webhooksOfService = db
+        .selectFrom('webhooks')
+        .innerJoin('versions', 'versions.service_id', 'webhooks.service_id')
+        .select('webhooks.id')
+        .where('versions.id', '=', entry.versionId);
+      await forEachPage(
+        (after: number | undefined, limit) => {
+          let query = db
+            .selectFrom('webhook_deliveries')
+            .select(['num', 'payload'])
+            .where('webhook_id', 'in', webhooksOfService)
+            .where('payload', 'like', `%${entry.id}%`);
+          if (after !== undefined) query = query.where('num', '>', after);
+          return query.orderBy('num').limit(limit).execute();
+        },
+        (row) => row.num,
+        async (row) => {
+          const payload = redactDeliveredEntry(row.payload, entry.id, cipher);
+          if (payload !== null) {
+            await db.updateTable('webhook_deliveries').set({ payload }).where('num', '=', row.num).execute();
+          }
+        },
+      );
+      // The version's change log (change_log_version_ts_idx): its rows name keys, not entry ids.
+      await forEachPage(
+        (after: number | undefined, limit) => {
+          let query = db.selectFrom('change_log').select(['id', 'payload']).where('version_id', '=', entry.versionId);
+          if (after !== undefined) query = query.where('id', '>', after);
+          return query.orderBy('id').limit(limit).execute();
+        },
+        (row) => row.id,
+        async (row) => {
+          const wire = JSON.parse(row.payload) as { e: WireEntry[] };
+          let changed = false;
+          wire.e = wire.e.map((e) => {
+            if (e[0] !== entry.key || e[5] === 1) return e;
+            changed = true;
+            return [e[0], e[1] === null ? null : cipher.seal(e[1]), e[2], e[3], e[4], 1];
+          });
+          if (changed) {
+            await db
+              .updateTable('change_log')
+              .set({ payload: JSON.stringify(wire) })
+              .where('id', '=', row.id)
+              .execute();
+          }
+        },
+      );
     },
 
-    async rewrapAll() {
-      let count = 0;
-      const entries = await db
-        .selectFrom('entries')
-        .select(['id', 'raw_value'])
-        .where('is_secret', '=', 1)
-        .where('raw_value', 'is not', null)
-        .execute();
-      for (const row of entries) {
-        const rewrapped = rewrapOrKeep(cipher, row.raw_value as string);
-        if (rewrapped === null) continue;
-        await db.updateTable('entries').set({ raw_value: rewrapped }).where('id', '=', row.id).execute();
-        count += 1;
-      }
-      // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed.
-      count += await sealSigningSecrets(db, cipher, true);
-      count += await sealValidatorSecrets(db, cipher, true);
-      count += await rewrapJsonColumn('audit_logs');
-      count += await rewrapJsonColumn('change_requests');
-      const notices = await db.selectFrom('change_log').select(['id', 'payload']).execute();
-      for (const row of notices) {
-        const wire = JSON.parse(row.payload) as { e: WireEntry[] };
-        let changed = 0;
-        wire.e = wire.e.map((e) => {
-          if (e[5] !== 1 || e[1] === null) return e;
-          const rewrapped = rewrapOrKeep(cipher, e[1]);
-          if (rewrapped === null) return e;
-          changed += 1;
-          return [e[0], rewrapped, e[2], e[3], e[4], 1];
-        });
-        if (changed > 0) {
-          await db
-            .updateTable('change_log')
-            .set({ payload: JSON.stringify(wire) })
-            .where('id', '=', row.id)
-            .execute();
-          count += changed;
-        }
-      }
-      // The values the server seals in settings (the fingerprint key, the session secret): not counted.
-      const settings = await db
-        .selectFrom('settings')
-        .select(['key', 'value'])
-        .where('value', 'like', 'rcsec1.%')
-        .execute();
-      for (const row of settings) {
-        const rewrapped = rewrapOrKeep(cipher, row.value);
-        if (rewrapped === null) continue;
-        await db
-          .updateTable('settings')
-          .set({ value: rewrapped })
-          .where('key', '=', row.key)
-          .where('value', '=', row.value)
-          .execute();
-      }
-      return count;
-    },
+    rewrapAll: () => rewrapAll(db, cipher),
   };
 }

@@ -15,4 +15,5 @@ export {
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
+export { SecretCommands } from './secret-commands.js';
 export { secretRoutes } from './secret-routes.js';

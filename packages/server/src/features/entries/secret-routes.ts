@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { noMasterKey, type SecretCipher, type UnitOfWork } from '../../core/index.js';
 import { problems } from '../../platform/http/schemas.js';
+import type { SecretCommands } from './secret-commands.js';
 
 /** The master key's rotation: every data key re-wrapped with the current master key. */
-export const secretRoutes: FastifyPluginAsyncTypebox<{ uow: UnitOfWork; cipher: SecretCipher }> = async (
-  app,
-  { uow, cipher },
-) => {
+export const secretRoutes: FastifyPluginAsyncTypebox<{ commands: SecretCommands }> = async (app, { commands }) => {
   app.post(
     '/api/admin/secrets/rotate',
     {
@@ -23,9 +20,6 @@ export const secretRoutes: FastifyPluginAsyncTypebox<{ uow: UnitOfWork; cipher: 
         },
       },
     },
-    async () => {
-      if (!cipher.ready) throw noMasterKey();
-      return { rewrapped: await uow.write((ctx) => ctx.secrets.rewrapAll()) };
-    },
+    async () => ({ rewrapped: await commands.rotate() }),
   );
 };

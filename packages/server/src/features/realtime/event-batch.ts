@@ -6,7 +6,7 @@ import {
   type SubscriptionEvent,
 } from '../../protocol.js';
 import type { Audience, EntryChange } from '../../core/index.js';
-import { grpcFrame } from './native-grpc.js';
+import { grpcFrame } from './grpc-message.js';
 
 /**
  * Who an answer is for (core's Audience): callers allowed to read secrets get them; everyone else

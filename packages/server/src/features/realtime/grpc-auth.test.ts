@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectStream } from '@realtime-config/test-support/connect-stream';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import { entriesByKey, setValue } from '@realtime-config/test-support/realtime-fixtures';
-import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import { ApiClient, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 const OK = 0;
@@ -90,7 +90,7 @@ function connectPath(client: () => Client<typeof RealtimeConfigGrpcService>): Rp
   };
 }
 
-describe.each(databaseKinds)('gRPC with Grpc:RequireAuthentication on %s', (kind) => {
+describe.each(oneDatabaseKind)('gRPC with Grpc:RequireAuthentication on %s', (kind) => {
   let server: TestServer;
   let admin: ApiClient;
   let grpcClient: GrpcTestClient;

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http2';
 import { anonymousCaller, type Caller, type Identity } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { isCrossOrigin, type RequestOrigin } from '../../platform/http/same-origin.js';
@@ -20,14 +19,6 @@ export function credentialsFrom(header: (name: string) => string | undefined): G
     fetchSite: header('sec-fetch-site'),
     host: header('host'),
   };
-}
-
-/** Credentials of a native HTTP/2 call (a repeated header counts by its first value). */
-export function credentialsOfHeaders(headers: IncomingHttpHeaders): GrpcCredentials {
-  return credentialsFrom((name) => {
-    const value = name === 'host' ? (headers[':authority'] ?? headers.host) : headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  });
 }
 
 /** Decides who makes a gRPC call; throws UNAUTHENTICATED when credentials are needed and not valid. */

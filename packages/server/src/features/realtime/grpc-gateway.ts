@@ -3,15 +3,13 @@ import type http2 from 'node:http2';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { KONFIGO_LAYOUT_SERVICE_PATH, SERVICE_PATH } from '../../protocol.js';
 import type { Metrics } from '../ops/index.js';
-import { createContextValues, type Interceptor } from '@connectrpc/connect';
+import { createConnectRouter, createContextValues, type Interceptor } from '@connectrpc/connect';
+import type { ProtocolHandler } from '../../platform/server/request-dispatch.js';
 import { configRpcRoutes, streamOriginKey, type ConfigRpcDependencies } from './config-rpc.js';
 import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';
 import { isNativeGrpc } from './native-grpc.js';
 import { serveNativeSubscribe } from './native-subscribe.js';
 import { streamOriginOf } from './stream-admission.js';
-
-type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
-type AnyResponse = ServerResponse | http2.Http2ServerResponse;
 
 /** `/<any package>.RealtimeConfigGrpcService/<Method>` or `/RealtimeConfigGrpcService/<Method>`. */
 const SERVICE_ALIAS = /^\/(?:[A-Za-z_][\w.]*\.)?RealtimeConfigGrpcService\/(\w+)$/;
@@ -37,16 +35,12 @@ export interface GrpcGatewayOptions extends ConfigRpcDependencies, NativeCallOpt
   readonly metrics: Metrics;
   readonly keepAliveMs: number;
   readonly getConfigLayout: GetConfigLayout;
-  /** Where everything that is not an RPC goes: the REST API and the UI. */
-  readonly fallback: (req: AnyRequest, res: AnyResponse) => void;
   /** Run around every call of the Connect-ES path (the one forwarded calls take, docs/regions.md). */
   readonly interceptors?: Interceptor[];
 }
 
-export interface GrpcGateway {
-  readonly handler: (req: AnyRequest, res: AnyResponse) => void;
-  readonly onHttp2Stream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
-  readonly onHttp2Session: (session: http2.Http2Session) => void;
+/** The gRPC protocol as the platform's request dispatch sees it (platform/server/request-dispatch.ts). */
+export interface GrpcGateway extends Required<ProtocolHandler> {
   /** Aborts Connect's in-flight calls; open streams are ended by Subscriptions.closeAll. */
   shutdown(): void;
 }
@@ -54,12 +48,17 @@ export interface GrpcGateway {
 /**
  * gRPC on the shared port: native gRPC over HTTP/2 on the native path (every method; StartSubscribe
  * is the fan-out fast path), gRPC-Web and the Connect protocol through Connect-ES, HTTP/2 keep-alive.
+ * It claims the calls of its services; every other request is left to the REST API.
  */
 export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
   const shutdownController = new AbortController();
+  const routes = configRpcRoutes(options);
+  // The paths Connect-ES serves (it matches them exactly, without the query).
+  const router = createConnectRouter();
+  routes(router);
+  const connectPaths = new Set(router.handlers.map((handler) => handler.requestPath));
   const connectHandler = connectNodeAdapter({
-    routes: configRpcRoutes(options),
-    fallback: (req, res) => options.fallback(req, res as unknown as AnyResponse),
+    routes,
     shutdownSignal: shutdownController.signal,
     interceptors: options.interceptors ?? [],
     // The connection a stream counts against: the HTTP/2 session, or the HTTP/1.1 socket (gRPC-Web).
@@ -81,7 +80,7 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
   const keepAlive = createKeepAlive(options.keepAliveMs);
 
   return {
-    handler(req, res) {
+    claimRequest(req, res) {
       const url = req.url ?? '/';
       let path = canonicalPath(url);
       if (path.startsWith(`${SERVICE_PATH}/`)) {
@@ -89,10 +88,12 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
         count(method, 'connect');
         if (konfigoGetConfig && method === 'GetConfig') path = `${KONFIGO_LAYOUT_SERVICE_PATH}/GetConfig`;
       }
+      if (!connectPaths.has(path.split('?', 2)[0] ?? '')) return false;
       if (path !== url) req.url = path;
       connectHandler(req as IncomingMessage, res as ServerResponse);
+      return true;
     },
-    onHttp2Stream(stream, headers) {
+    claimStream(stream, headers) {
       if (!isNativeGrpc(headers)) return false;
       const path = canonicalPath(headers[':path'] ?? '');
       if (!path.startsWith(`${SERVICE_PATH}/`)) return false;

@@ -14,3 +14,11 @@ export function encodeGrpcMessage(message: string): string {
   }
   return out;
 }
+
+/** Prefixes a message with the gRPC frame header: flag 0 (not compressed), 4-byte big-endian length. */
+export function grpcFrame(message: Uint8Array): Uint8Array {
+  const frame = new Uint8Array(5 + message.length);
+  new DataView(frame.buffer).setUint32(1, message.length);
+  frame.set(message, 5);
+  return frame;
+}

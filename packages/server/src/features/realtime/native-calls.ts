@@ -8,8 +8,9 @@ import {
   IsVersionExistResponseSchema,
 } from '../../protocol.js';
 import type { ConfigCalls } from './config-calls.js';
-import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
-import { grpcFrame, NativeGrpcCall, type NativeLogger } from './native-grpc.js';
+import type { GrpcCredentials } from './grpc-authorizer.js';
+import { grpcFrame } from './grpc-message.js';
+import { credentialsOfHeaders, NativeGrpcCall, type NativeLogger } from './native-grpc.js';
 
 /** GetConfig, IsVersionExists and StartSubscribe requests are a few dozen bytes. */
 export const SMALL_REQUEST_BYTES = 64 * 1024;

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { fromBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { AppError, errorTable, grpcMetadataOf, type ErrorCode } from '../../platform/errors.js';
+import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { encodeGrpcMessage } from './grpc-message.js';
 
 const { HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
@@ -24,12 +25,12 @@ export function isNativeGrpc(headers: http2.IncomingHttpHeaders): boolean {
   );
 }
 
-/** Prefixes a message with the gRPC frame header: flag 0 (not compressed), 4-byte big-endian length. */
-export function grpcFrame(message: Uint8Array): Uint8Array {
-  const frame = new Uint8Array(5 + message.length);
-  new DataView(frame.buffer).setUint32(1, message.length);
-  frame.set(message, 5);
-  return frame;
+/** Credentials of a native HTTP/2 call (a repeated header counts by its first value). */
+export function credentialsOfHeaders(headers: http2.IncomingHttpHeaders): GrpcCredentials {
+  return credentialsFrom((name) => {
+    const value = name === 'host' ? (headers[':authority'] ?? headers.host) : headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
 }
 
 /**

@@ -1,9 +1,9 @@
 import http2 from 'node:http2';
 import { StartSubscribeRequestSchema } from '../../protocol.js';
 import { audienceOf, type EventBatch } from './event-batch.js';
-import { credentialsOfHeaders, type GrpcCredentials } from './grpc-authorizer.js';
+import type { GrpcCredentials } from './grpc-authorizer.js';
 import { SMALL_REQUEST_BYTES, type NativeCallOptions } from './native-calls.js';
-import { NativeGrpcCall } from './native-grpc.js';
+import { credentialsOfHeaders, NativeGrpcCall } from './native-grpc.js';
 import { streamClientOf } from './stream-client.js';
 import { streamOriginOf } from './stream-admission.js';
 import type { Subscription, SubscriberSink, Subscriptions } from './subscriptions.js';

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
-import { openDatabase, type Database } from '../../db/database.js';
+import { openTestDatabase, type OpenedTestDatabase } from '@realtime-config/test-support/opened-database';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import type { Database } from '../../db/database.js';
 import { createPresenceStore } from '../../db/stores/presence-store.js';
 import { isUpToDate, type PresenceRecord } from '../../core/index.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
@@ -12,18 +13,15 @@ const client: StreamClient = { instanceId: 'app-1', sdk: null, userAgent: null, 
 const silent = { warn: () => undefined };
 
 describe.each(databaseKinds)('stream presence shared through the database (%s)', (kind) => {
-  let testDatabase: TestDatabase;
+  let opened: OpenedTestDatabase;
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(kind);
-    const url = testDatabase.args.find((a) => a.startsWith('--Database:Url='))?.slice('--Database:Url='.length);
-    database = openDatabase({ url: url ?? null, dataDir: 'memory://' });
-    await database.migrate();
+    opened = await openTestDatabase(kind);
+    database = opened.database;
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await opened?.close();
   });
 
   const instance = (serverInstance: string, clock: Clock = systemClock) =>

@@ -15,7 +15,7 @@ import {
   type UnitOfWork,
 } from '../../core/index.js';
 import { audienceOf, reaches, type Audience } from './event-batch.js';
-import { grpcFrame } from './native-grpc.js';
+import { grpcFrame } from './grpc-message.js';
 
 interface Answer {
   response: GetConfigResponse | undefined;

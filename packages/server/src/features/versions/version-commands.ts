@@ -15,6 +15,7 @@ import {
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import { createVersion, requireService } from './version-creation.js';
 
 export interface VersionFields {
   readonly versionLabel: string;
@@ -55,36 +56,17 @@ export class VersionCommands {
           });
         }
         const now = this.clock.nowMicros();
-        const version: VersionRecord = {
-          // The write's own ids: the same again when it runs again after the service's validators answered.
-          id: (ctx.ids ?? this.ids).newId(),
-          serviceId,
-          versionLabel: fields.versionLabel,
-          description: fields.description,
-          protected: fields.protected ?? false,
-          createdAt: now,
-          updatedAt: now,
-        };
-        await ctx.versions.insert(version);
-        await ctx.audit.append({
-          id: this.ids.newId(),
-          serviceId,
-          entityType: 'Version',
-          entityId: version.id,
-          action: 'Created',
-          ...actor,
-          timestamp: now,
-          changes: { after: { ...auditView(version), ...(source ? { copiedFrom: source.versionLabel } : {}) } },
-        });
-        ctx.report({
-          type: 'version.created',
-          serviceId,
-          versionId: version.id,
-          versionLabel: version.versionLabel,
-          actor,
-          timestamp: now,
-          version,
-        });
+        const version = await createVersion(
+          ctx,
+          { actor, ids: this.ids, nowMicros: now },
+          {
+            serviceId,
+            versionLabel: fields.versionLabel,
+            description: fields.description,
+            protected: fields.protected ?? false,
+            ...(source ? { copiedFrom: source.versionLabel } : {}),
+          },
+        );
         if (source) await this.copyEntries(ctx, actor, source, version, now);
         return version;
       });
@@ -200,10 +182,6 @@ export class VersionCommands {
       });
     });
   }
-}
-
-async function requireService(ctx: WriteContext, serviceId: string): Promise<void> {
-  if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
 }
 
 async function requireFreeLabel(ctx: WriteContext, serviceId: string, label: string): Promise<void> {

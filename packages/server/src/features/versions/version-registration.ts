@@ -9,7 +9,6 @@ import {
   schemaViolations,
 } from '../../protocol.js';
 import {
-  auditView,
   EntryWriter,
   UniqueViolation,
   type Actor,
@@ -26,6 +25,7 @@ import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ENTRY_LIMITS } from '../entries/index.js';
+import { createVersion, requireService } from './version-creation.js';
 
 /** One configuration class of an application, as the SDK declares it. */
 export interface DeclaredClass {
@@ -86,7 +86,7 @@ export class VersionRegistration {
     label: string,
     declared: readonly Declared[],
   ): Promise<string> {
-    if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+    await requireService(ctx, serviceId);
     const now = this.clock.nowMicros();
     const existing = await ctx.versions.findByLabel(serviceId, label);
 
@@ -98,37 +98,17 @@ export class VersionRegistration {
       const earlier = await ctx.versions.list(serviceId);
       const newest = earlier.at(-1);
       if (newest) previous = new Map((await ctx.entries.listLive(newest.id)).map((e) => [e.key, e]));
-      // The write's own ids: the same again when it runs again after the service's validators answered.
-      versionId = (ctx.ids ?? this.ids).newId();
-      const version = {
-        id: versionId,
-        serviceId,
-        versionLabel: label,
-        description: `Registered by client SDK at ${registrationTime(now)}`,
-        protected: false,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await ctx.versions.insert(version);
-      await ctx.audit.append({
-        id: this.ids.newId(),
-        serviceId,
-        entityType: 'Version',
-        entityId: versionId,
-        action: 'Created',
-        ...actor,
-        timestamp: now,
-        changes: { after: auditView(version) },
-      });
-      ctx.report({
-        type: 'version.created',
-        serviceId,
-        versionId,
-        versionLabel: label,
-        actor,
-        timestamp: now,
-        version,
-      });
+      const version = await createVersion(
+        ctx,
+        { actor, ids: this.ids, nowMicros: now },
+        {
+          serviceId,
+          versionLabel: label,
+          description: `Registered by client SDK at ${registrationTime(now)}`,
+          protected: false,
+        },
+      );
+      versionId = version.id;
     }
 
     // Keys already there are left untouched; deleted ones (tombstones) count as missing.

@@ -98,6 +98,7 @@ describe('loadConfig defaults', () => {
       url: null,
       dataDir: join(dir, 'data'),
       followIntervalMs: 200,
+      roleCheckIntervalMs: 1000,
       maxFollowerLagSeconds: 30,
     });
     expect(config.authentication.provider).toBe('Saml');
@@ -173,10 +174,15 @@ describe('loadConfig regions', () => {
         '--Server:PrimaryUrl=https://config.eu.example.com/',
         '--Database:FollowIntervalMilliseconds=50',
         '--Database:MaxFollowerLagSeconds=2.5',
+        '--Database:RoleCheckIntervalMilliseconds=250',
       ],
     });
     expect(config.server.primaryUrl).toBe('https://config.eu.example.com');
-    expect(config.database).toMatchObject({ followIntervalMs: 50, maxFollowerLagSeconds: 2.5 });
+    expect(config.database).toMatchObject({
+      followIntervalMs: 50,
+      maxFollowerLagSeconds: 2.5,
+      roleCheckIntervalMs: 250,
+    });
   });
 
   it('rejects a primary URL that is not an http(s) address, or one with a query or a user', () => {

@@ -154,9 +154,8 @@ function readServer(reader: ConfigReader, cwd: string): ServerConfig {
 }
 
 function readPrimaryUrl(reader: ConfigReader): string | null {
-  const value = reader.read('Server:PrimaryUrl');
+  const value = readHttpUrl(reader, 'Server:PrimaryUrl');
   if (value === null) return null;
-  checkHttpUrl(reader, 'Server:PrimaryUrl', value, null);
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (url && (url.search || url.hash || url.username || url.password)) {
     reader.problem(
@@ -270,23 +269,15 @@ function readAuthentication(reader: ConfigReader): AuthenticationConfig {
 }
 
 function readOpenId(reader: ConfigReader): OpenIdAuthConfig {
-  const section = 'Authentication:OpenId';
-  const authority = reader.read('Authentication:OpenId:Authority');
-  const clientId = reader.read('Authentication:OpenId:ClientId');
-  const clientSecret = reader.read('Authentication:OpenId:ClientSecret');
-  const requireHttpsMetadata = reader.read('Authentication:OpenId:RequireHttpsMetadata');
-  if (authority !== '') {
-    checkHttpUrl(
-      reader,
-      `${section}:Authority`,
-      authority,
-      requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
-    );
-  }
+  const { url: authority, requireHttpsMetadata } = readMetadataUrl(
+    reader,
+    'Authentication:OpenId:Authority',
+    'Authentication:OpenId:RequireHttpsMetadata',
+  );
   return {
     authority,
-    clientId,
-    clientSecret,
+    clientId: reader.read('Authentication:OpenId:ClientId'),
+    clientSecret: reader.read('Authentication:OpenId:ClientSecret'),
     requireHttpsMetadata,
     responseType: reader.read('Authentication:OpenId:ResponseType'),
     scope: reader.read('Authentication:OpenId:Scope'),
@@ -294,33 +285,22 @@ function readOpenId(reader: ConfigReader): OpenIdAuthConfig {
 }
 
 function readJwt(reader: ConfigReader): JwtAuthConfig {
-  const section = 'Authentication:Jwt';
-  const authority = reader.read('Authentication:Jwt:Authority');
-  const audience = reader.read('Authentication:Jwt:Audience');
-  const requireHttpsMetadata = reader.read('Authentication:Jwt:RequireHttpsMetadata');
-  if (authority !== '') {
-    checkHttpUrl(
-      reader,
-      `${section}:Authority`,
-      authority,
-      requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
-    );
-  }
-  const authorizeUrl = reader.read('Authentication:Jwt:AuthorizeUrl');
-  if (authorizeUrl !== null) checkHttpUrl(reader, `${section}:AuthorizeUrl`, authorizeUrl, null);
-  const tokenUrl = reader.read('Authentication:Jwt:TokenUrl');
-  if (tokenUrl !== null) checkHttpUrl(reader, `${section}:TokenUrl`, tokenUrl, null);
+  const { url: authority, requireHttpsMetadata } = readMetadataUrl(
+    reader,
+    'Authentication:Jwt:Authority',
+    'Authentication:Jwt:RequireHttpsMetadata',
+  );
   return {
     authority,
-    audience,
+    audience: reader.read('Authentication:Jwt:Audience'),
     requireHttpsMetadata,
     tokenValidationParameters: {
       validateAudience: reader.read('Authentication:Jwt:TokenValidationParameters:ValidateAudience'),
       validateIssuer: reader.read('Authentication:Jwt:TokenValidationParameters:ValidateIssuer'),
     },
     clientId: reader.read('Authentication:Jwt:ClientId'),
-    authorizeUrl,
-    tokenUrl,
+    authorizeUrl: readHttpUrl(reader, 'Authentication:Jwt:AuthorizeUrl'),
+    tokenUrl: readHttpUrl(reader, 'Authentication:Jwt:TokenUrl'),
     scopes: reader.read('Authentication:Jwt:Scopes'),
   };
 }
@@ -329,16 +309,11 @@ function readSaml(reader: ConfigReader): SamlAuthConfig {
   const section = 'Authentication:Saml';
   const spOptionsEntityId = reader.read('Authentication:Saml:SpOptionsEntityId');
   const identityProviderEntityId = reader.read('Authentication:Saml:IdentityProviderEntityId');
-  const identityProviderMetadataUrl = reader.read('Authentication:Saml:IdentityProviderMetadataUrl');
-  const requireHttpsMetadata = reader.read('Authentication:Saml:RequireHttpsMetadata');
-  if (identityProviderMetadataUrl !== '') {
-    checkHttpUrl(
-      reader,
-      `${section}:IdentityProviderMetadataUrl`,
-      identityProviderMetadataUrl,
-      requireHttpsMetadata ? `${section}:RequireHttpsMetadata` : null,
-    );
-  }
+  const { url: identityProviderMetadataUrl, requireHttpsMetadata } = readMetadataUrl(
+    reader,
+    'Authentication:Saml:IdentityProviderMetadataUrl',
+    'Authentication:Saml:RequireHttpsMetadata',
+  );
   const modulePathKey = `${section}:SpOptionsModulePath`;
   const givenModulePath = reader.read('Authentication:Saml:SpOptionsModulePath');
   // Endpoints are registered as `${modulePath}/Acs`, so a trailing slash would double up.
@@ -377,6 +352,34 @@ function readSession(reader: ConfigReader): SessionConfig {
     idleTimeoutMinutes: reader.read('Session:IdleTimeoutMinutes'),
     secret,
   };
+}
+
+/**
+ * A sign-in provider's metadata address with its RequireHttpsMetadata: an http(s) URL, https only
+ * while the flag is on. Empty means unset, which the key's own read has reported already.
+ */
+function readMetadataUrl(
+  reader: ConfigReader,
+  urlKey:
+    | 'Authentication:OpenId:Authority'
+    | 'Authentication:Jwt:Authority'
+    | 'Authentication:Saml:IdentityProviderMetadataUrl',
+  httpsFlagKey: `Authentication:${'OpenId' | 'Jwt' | 'Saml'}:RequireHttpsMetadata`,
+): { url: string; requireHttpsMetadata: boolean } {
+  const url = reader.read(urlKey);
+  const requireHttpsMetadata = reader.read(httpsFlagKey);
+  if (url !== '') checkHttpUrl(reader, urlKey, url, requireHttpsMetadata ? httpsFlagKey : null);
+  return { url, requireHttpsMetadata };
+}
+
+/** An optional http:// or https:// address (null when unset). */
+function readHttpUrl(
+  reader: ConfigReader,
+  key: 'Server:PrimaryUrl' | 'Authentication:Jwt:AuthorizeUrl' | 'Authentication:Jwt:TokenUrl',
+): string | null {
+  const value = reader.read(key);
+  if (value !== null) checkHttpUrl(reader, key, value, null);
+  return value;
 }
 
 /** `httpsFlagKey` is the RequireHttpsMetadata key when it is on, or null when http is allowed. */

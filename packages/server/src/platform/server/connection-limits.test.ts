@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { frameOf } from '@realtime-config/test-support/raw-grpc';
 import { readMetric } from '@realtime-config/test-support/realtime-fixtures';
-import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 interface Tracked {
@@ -122,7 +122,7 @@ function memoryLogger() {
 const evicted = (reason: string) => ['realtime_connections_evicted_total', `reason="${reason}"`] as const;
 const rejected = (reason: string) => ['realtime_connections_rejected_total', `reason="${reason}"`] as const;
 
-describe.each(databaseKinds)('Server:IdleTimeoutSeconds on %s', (kind) => {
+describe.each(oneDatabaseKind)('Server:IdleTimeoutSeconds on %s', (kind) => {
   let server: TestServer;
 
   beforeAll(async () => {
@@ -179,7 +179,7 @@ describe.each(databaseKinds)('Server:IdleTimeoutSeconds on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('Server:MaxConnections on %s', (kind) => {
+describe.each(oneDatabaseKind)('Server:MaxConnections on %s', (kind) => {
   const CAP = 12;
   const log = memoryLogger();
   let server: TestServer;
@@ -249,7 +249,7 @@ describe.each(databaseKinds)('Server:MaxConnections on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('Server:MaxConnectionsPerAddress on %s', (kind) => {
+describe.each(oneDatabaseKind)('Server:MaxConnectionsPerAddress on %s', (kind) => {
   let server: TestServer;
 
   beforeAll(async () => {

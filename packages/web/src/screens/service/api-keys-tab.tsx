@@ -1,15 +1,10 @@
-import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
-import type { ApiKeyScope, CreatedApiKey } from '@realtime-config/protocol/rest';
+import { Badge, Button, Checkbox, Code, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import type { ApiKeyScope } from '@realtime-config/protocol/rest';
+import { CredentialTable } from '../../components/credential-table';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
-import {
-  RevokeCredentialButton,
-  RevokeCredentialDialog,
-  useCredentialRevocation,
-} from '../../components/revoke-credential-dialog';
-import { ShownOnceDialog } from '../../components/shown-once-dialog';
-import { TimeText } from '../../components/time-text';
+import { useNewCredential } from '../../components/use-new-credential';
 import { useMe } from '../sign-in/use-session';
 import { apiKeysTabRoute } from './route';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useServiceAccess } from './use-service';
@@ -22,18 +17,18 @@ const SCOPES: ReadonlyArray<{ value: ApiKeyScope; description: string }> = [
   { value: 'secrets', description: 'read secret values in plain text' },
 ];
 const DEFAULT_SCOPES: readonly ApiKeyScope[] = ['read', 'register'];
+/** The dialog that shows a new key, this once. */
+const NEW_KEY = { title: 'API key created', valueLabel: 'New API key', copyLabel: 'Copy key' };
 
-function CreatedKeyDialog({ created, onClose }: { created: CreatedApiKey | null; onClose: () => void }) {
+function ScopeBadges({ scopes }: { scopes: readonly ApiKeyScope[] }) {
   return (
-    <ShownOnceDialog
-      value={created?.key ?? null}
-      title="API key created"
-      valueLabel="New API key"
-      copyLabel="Copy key"
-      onClose={onClose}
-    >
-      This is the only time the key is shown. Store it where your application reads its secrets.
-    </ShownOnceDialog>
+    <Group gap={4}>
+      {scopes.map((scope) => (
+        <Badge key={scope} variant="light" color={scope === 'secrets' ? 'orange' : 'blue'}>
+          {scope}
+        </Badge>
+      ))}
+    </Group>
   );
 }
 
@@ -44,10 +39,9 @@ export function ApiKeysTab() {
   const access = useServiceAccess(serviceId, me.data);
   const keys = useApiKeys(serviceId, access.manage);
   const create = useCreateApiKey(serviceId);
-  const revocation = useCredentialRevocation(useRevokeApiKey(serviceId));
-  const [name, setName] = useState('');
+  const revoke = useRevokeApiKey(serviceId);
   const [scopes, setScopes] = useState<readonly string[]>(DEFAULT_SCOPES);
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const creation = useNewCredential(create);
 
   if (access.pending) return <Loader aria-label="Loading API keys" />;
   if (!access.manage) {
@@ -57,21 +51,10 @@ export function ApiKeysTab() {
       </Text>
     );
   }
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (name.trim() === '') return;
-    const chosen = SCOPES.map((s) => s.value).filter((s) => scopes.includes(s));
-    create.mutate(
-      { name: name.trim(), scopes: chosen },
-      {
-        onSuccess: (key) => {
-          setCreated(key);
-          setName('');
-          setScopes(DEFAULT_SCOPES);
-        },
-      },
-    );
-  };
+  const submit = creation.submit(
+    (name) => ({ name, scopes: SCOPES.map((s) => s.value).filter((s) => scopes.includes(s)) }),
+    () => setScopes(DEFAULT_SCOPES),
+  );
 
   return (
     <Stack>
@@ -84,8 +67,7 @@ export function ApiKeysTab() {
           <TextInput
             label="Key name"
             placeholder="orders-production"
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
+            {...creation.nameInput}
             w={{ base: '100%', xs: 320 }}
           />
           <Checkbox.Group
@@ -102,68 +84,30 @@ export function ApiKeysTab() {
             </Stack>
           </Checkbox.Group>
           <Group>
-            <Button type="submit" loading={create.isPending} disabled={name.trim() === '' || scopes.length === 0}>
+            <Button type="submit" loading={create.isPending} disabled={!creation.ready || scopes.length === 0}>
               Create API key
             </Button>
           </Group>
         </Stack>
       </form>
       {create.isError && <ProblemAlert error={create.error} />}
-      {keys.isPending && <Loader aria-label="Loading API keys" />}
-      {keys.isError && <ProblemAlert error={keys.error} />}
-      {keys.data?.length === 0 && (
-        <EmptyState title="No API keys yet">Create one for each application or environment.</EmptyState>
-      )}
-      {keys.data && keys.data.length > 0 && (
-        <Table striped aria-label="API keys" className="rc-stack">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Key starts with</Table.Th>
-              <Table.Th>Scopes</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Last used</Table.Th>
-              <Table.Th>Status</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {keys.data.map((k) => (
-              <Table.Tr key={k.id}>
-                <Table.Td>{k.name}</Table.Td>
-                <Table.Td>
-                  <Code>{k.prefix}…</Code>
-                </Table.Td>
-                <Table.Td data-label="Scopes">
-                  <Group gap={4}>
-                    {k.scopes.map((scope) => (
-                      <Badge key={scope} variant="light" color={scope === 'secrets' ? 'orange' : 'blue'}>
-                        {scope}
-                      </Badge>
-                    ))}
-                  </Group>
-                </Table.Td>
-                <Table.Td data-label="Created" data-full>
-                  <TimeText iso={k.createdAt} /> {k.createdBy ? `by ${k.createdBy}` : ''}
-                </Table.Td>
-                <Table.Td data-label="Last used" data-full>
-                  {k.lastUsedAt ? <TimeText iso={k.lastUsedAt} /> : 'never'}
-                </Table.Td>
-                <Table.Td>
-                  {k.revokedAt ? (
-                    <Badge color="gray">Revoked</Badge>
-                  ) : (
-                    <RevokeCredentialButton revocation={revocation} credential={k} />
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      <CreatedKeyDialog created={created} onClose={() => setCreated(null)} />
-      <RevokeCredentialDialog revocation={revocation} confirmLabel="Revoke key">
-        Applications using this key are refused from now on. This cannot be undone.
-      </RevokeCredentialDialog>
+      <CredentialTable
+        label="API keys"
+        noun="Key"
+        list={keys}
+        loadingLabel="Loading API keys"
+        empty={<EmptyState title="No API keys yet">Create one for each application or environment.</EmptyState>}
+        columns={[{ header: 'Scopes', cell: (k) => <ScopeBadges scopes={k.scopes} /> }]}
+        createdBy={(k) => k.createdBy}
+        revoke={revoke}
+        revokeWarning="Applications using this key are refused from now on. This cannot be undone."
+        shownOnce={{
+          ...NEW_KEY,
+          value: creation.created?.key ?? null,
+          onClose: creation.dismiss,
+          children: 'This is the only time the key is shown. Store it where your application reads its secrets.',
+        }}
+      />
     </Stack>
   );
 }

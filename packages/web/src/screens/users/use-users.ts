@@ -30,3 +30,20 @@ export function useDeleteUser() {
     unwrap(api.DELETE('/api/users/{username}', { params: { path: { username } } })),
   );
 }
+
+/** A user's personal access tokens, as an admin sees them (never the tokens themselves). */
+export function useUserTokens(username: string) {
+  return useQuery({
+    queryKey: queryKeys.userTokens(username),
+    queryFn: () => unwrap(api.GET('/api/users/{username}/tokens', { params: { path: { username } } })),
+  });
+}
+
+export function useRevokeUserToken(username: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (tokenId: string) =>
+      unwrap(api.DELETE('/api/users/{username}/tokens/{tokenId}', { params: { path: { username, tokenId } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.userTokens(username) }),
+  });
+}

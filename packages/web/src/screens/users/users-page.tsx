@@ -6,6 +6,7 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { abilitiesOf, useMe } from '../sign-in/use-session';
 import { NewUserDialog, ResetPasswordDialog } from './user-dialogs';
+import { UserTokensDrawer } from './user-tokens-drawer';
 import { useDeleteUser, useUpdateUser, useUsers } from './use-users';
 
 /** Local accounts and their roles (Local provider, canAll). */
@@ -18,6 +19,7 @@ export function UsersPage() {
   const [creating, setCreating] = useState(false);
   const [resetting, setResetting] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
+  const [showingTokens, setShowingTokens] = useState<string | null>(null);
 
   const admins = (users.data ?? []).filter((u) => u.role === 'admin').length;
   if (abilities && (!abilities.canAll || !abilities.isLocal)) {
@@ -88,6 +90,14 @@ export function UsersPage() {
                       <Button size="xs" variant="default" onClick={() => setResetting(u.username)}>
                         Set password<VisuallyHidden> for {u.username}</VisuallyHidden>
                       </Button>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        aria-label={`Tokens of ${u.username}`}
+                        onClick={() => setShowingTokens(u.username)}
+                      >
+                        Tokens
+                      </Button>
                       {self ? (
                         <Text size="xs" c="dimmed">
                           You cannot delete yourself
@@ -107,6 +117,7 @@ export function UsersPage() {
       )}
       <NewUserDialog opened={creating} onClose={() => setCreating(false)} />
       <ResetPasswordDialog username={resetting} onClose={() => setResetting(null)} />
+      <UserTokensDrawer username={showingTokens} onClose={() => setShowingTokens(null)} />
       <ConfirmDialog
         opened={deleting !== null}
         onClose={() => {

@@ -1,7 +1,7 @@
 import { SignJWT, exportSPKI, type JWTPayload } from 'jose';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, databaseKinds } from '@realtime-config/test-support/test-databases';
+import { createTestDatabase, oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import {
   JWT_AUDIENCE as AUDIENCE,
   TestIssuer,
@@ -58,7 +58,7 @@ function capturingLogger() {
   return { logger, lines };
 }
 
-describe.each(databaseKinds)('Jwt provider on %s', (kind) => {
+describe.each(oneDatabaseKind)('Jwt provider on %s', (kind) => {
   let issuer: TestIssuer;
   let server: TestServer;
   let keyA: SigningKey;

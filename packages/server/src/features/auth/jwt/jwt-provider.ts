@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { Identity } from '../../../core/index.js';
 import type { JwtAuthConfig } from '../../../platform/config/app-config.js';
-import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProvider } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/provider-dependencies.js';
 import { resolveIdentity } from '../identity/identity.js';
 
 /**
@@ -57,10 +58,17 @@ async function readDiscovery(jwt: JwtAuthConfig): Promise<Discovery> {
   checkScheme(url, 'the discovery document', jwt);
   let document: unknown;
   try {
-    const response = await fetch(url, {
-      headers: { accept: 'application/json' },
-      redirect: 'error',
-      signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+    const get = () =>
+      fetch(url, {
+        headers: { accept: 'application/json' },
+        redirect: 'error',
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+      });
+    // A GET is safe to send twice: a pooled connection the provider closed just as it was reused
+    // fails with a network error (TypeError) that a new connection does not have.
+    const response = await get().catch((error: unknown) => {
+      if (error instanceof TypeError) return get();
+      throw error;
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     document = await response.json();

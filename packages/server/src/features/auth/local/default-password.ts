@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import type { Identity } from '../../../core/index.js';
 
@@ -12,12 +11,12 @@ const ALLOWED_PATHS = new Set(['/auth/login', '/auth/logout', '/auth/me', '/api/
 export const CHANGE_DEFAULT_PASSWORD =
   'Change the default password first: PUT /api/users/me/password with {"currentPassword": "admin", "newPassword": "…"} (or sign in to the web console, which asks for it).';
 
-/** 403 for every request of an account that must first change its built-in default password. */
-export function refuseWhileDefaultPassword(
-  request: Pick<FastifyRequest, 'routeOptions'> | null,
-  identity: Identity,
-): void {
+/**
+ * 403 for every request of an account that must first change its built-in default password;
+ * `route` is the REST route's path, or null for a call of another kind (gRPC), which is refused.
+ */
+export function refuseWhileDefaultPassword(route: string | null, identity: Identity): void {
   if (identity.passwordChangeRequired !== true) return;
-  if (request !== null && ALLOWED_PATHS.has(request.routeOptions.url ?? '')) return;
+  if (route !== null && ALLOWED_PATHS.has(route)) return;
   throw AppError.forbidden(CHANGE_DEFAULT_PASSWORD);
 }

@@ -1,8 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { Identity, LocalRole, UnitOfWork, UserRecord } from '../../../core/index.js';
 import type { Clock } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
-import type { Authenticator } from '../sessions/auth-plugin.js';
 import { resolveIdentity, type ClaimSettings } from '../identity/identity.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './password.js';
 import { passwordProblems } from './password-policy.js';
@@ -18,8 +16,19 @@ function requireAcceptable(field: string, username: string, password: string): v
     });
 }
 
+/**
+ * What a session keeps of the local account it signed in to (the session's fields of these names):
+ * the username, and when the account was made and its password set, so that an account re-created
+ * under the name, or a changed password, does not open it.
+ */
+export interface LocalSignIn {
+  readonly localUser?: string;
+  readonly localUserCreatedAt?: number;
+  readonly localUserPasswordChangedAt?: number;
+}
+
 /** The Local provider: users with a password and one role, kept in our database. */
-export class LocalAccounts implements Authenticator {
+export class LocalAccounts {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
@@ -35,25 +44,28 @@ export class LocalAccounts implements Authenticator {
     return { ...identity, name: user.username, passwordChangeRequired: user.mustChangePassword };
   }
 
-  async authenticate(request: FastifyRequest): Promise<Identity | null> {
-    const username = request.session.localUser;
+  /** The identity a session's sign-in stands for, or null when it no longer holds. */
+  async authenticate(signIn: LocalSignIn): Promise<Identity | null> {
+    const username = signIn.localUser;
     if (!username) return null;
     // Read the user on every request so that a deleted or demoted user loses access at once.
     const user = await this.uow.read.users.get(username);
     if (!user) return null;
     // The session belongs to the account it signed in to, not to one re-created later under that
-    // name, and ends when the password changes (except where the change was made, see remember()).
-    const { localUserCreatedAt, localUserPasswordChangedAt } = request.session;
+    // name, and ends when the password changes (except where the change was made, see signInOf()).
+    const { localUserCreatedAt, localUserPasswordChangedAt } = signIn;
     if (user.createdAt !== localUserCreatedAt) return null;
     if (user.passwordChangedAt !== (localUserPasswordChangedAt ?? user.createdAt)) return null;
     return this.identityOf(user);
   }
 
-  /** Ties the request's session to the account as it is now (after sign-in or its own password change). */
-  static remember(request: FastifyRequest, user: UserRecord): void {
-    request.session.localUser = user.username;
-    request.session.localUserCreatedAt = user.createdAt;
-    request.session.localUserPasswordChangedAt = user.passwordChangedAt;
+  /** What ties a session to the account as it is now (after sign-in or its own password change). */
+  static signInOf(user: UserRecord): Required<LocalSignIn> {
+    return {
+      localUser: user.username,
+      localUserCreatedAt: user.createdAt,
+      localUserPasswordChangedAt: user.passwordChangedAt,
+    };
   }
 
   /** Checks credentials in constant time; an unknown user costs the same as a wrong password. */

@@ -1,4 +1,5 @@
-import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProvider } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/provider-dependencies.js';
 import { LocalAccounts } from './local-accounts.js';
 import { localSignInRoutes, userRoutes } from './local-routes.js';
 import { SignInThrottle } from './sign-in-throttle.js';
@@ -15,7 +16,7 @@ export function createLocalProvider(
   return {
     name: 'Local',
     accounts,
-    authenticate: (request) => accounts.authenticate(request),
+    authenticate: (request) => accounts.authenticate(request.session),
     async registerRoutes(app) {
       await app.register(localSignInRoutes, { local: accounts, throttle });
       await app.register(userRoutes, { local: accounts, throttle });

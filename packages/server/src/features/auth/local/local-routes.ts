@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { UserRecord } from '../../../core/index.js';
 import { microsToIso } from '../../../platform/clock.js';
@@ -15,6 +16,11 @@ const meRef = Type.Unsafe<ReturnType<typeof meOf>>({ $ref: 'Me#' });
 export interface LocalRoutesOptions {
   local: LocalAccounts;
   throttle: SignInThrottle;
+}
+
+/** Ties the request's session to the account as it is now. */
+function remember(request: FastifyRequest, user: UserRecord): void {
+  Object.assign(request.session, LocalAccounts.signInOf(user));
 }
 
 async function refuseWhileThrottled(throttle: SignInThrottle, username: string, address: string): Promise<void> {
@@ -57,7 +63,7 @@ export const localSignInRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = 
       await throttle.succeeded(username, request.ip);
       // A fresh session id at every sign-in: no session fixation.
       await request.session.regenerate();
-      LocalAccounts.remember(request, user);
+      remember(request, user);
       return meOf(local.identityOf(user));
     },
   );
@@ -122,7 +128,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
           await throttle.failed(username, request.ip);
         throw error;
       }
-      LocalAccounts.remember(request, user);
+      remember(request, user);
       return reply.code(204).send(null);
     },
   );
@@ -170,7 +176,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<LocalRoutesOptions> = async (
       const user = await local.update(request.params.username, request.body);
       // An admin who sets their own password here keeps this session; all others end.
       if (request.body.password !== undefined && user.username === identityOf(request).id) {
-        LocalAccounts.remember(request, user);
+        remember(request, user);
       }
       return userOf(user);
     },

@@ -8,7 +8,7 @@ import {
   TestOidcProvider,
   followToCallback,
 } from '@realtime-config/test-support/test-oidc-provider';
-import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 
 const ACCOUNTS: Readonly<Record<string, Record<string, unknown>>> = {
@@ -19,7 +19,7 @@ const ACCOUNTS: Readonly<Record<string, Record<string, unknown>>> = {
 
 const SESSION = 'rc_session';
 
-describe.each(databaseKinds)('OpenId provider on %s', (kind) => {
+describe.each(oneDatabaseKind)('OpenId provider on %s', (kind) => {
   let idp: TestOidcProvider;
   let server: TestServer;
   let app: string;

@@ -1,6 +1,7 @@
 import { allowInsecureRequests, discovery, type Configuration } from 'openid-client';
 import type { OpenIdAuthConfig } from '../../../platform/config/app-config.js';
-import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProvider } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/provider-dependencies.js';
 import { resolveIdentity } from '../identity/identity.js';
 import { openIdRoutes } from './openid-routes.js';
 

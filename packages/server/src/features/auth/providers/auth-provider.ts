@@ -1,11 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Identity, UnitOfWork } from '../../../core/index.js';
-import type { Clock } from '../../../platform/clock.js';
+import type { Identity } from '../../../core/index.js';
 import type { AppConfig } from '../../../platform/config/app-config.js';
-import type { IdGenerator } from '../../../platform/ids.js';
 import type { Authenticator } from '../sessions/auth-plugin.js';
-import type { ClaimSettings } from '../identity/identity.js';
 
 /**
  * One sign-in provider (Local, OpenId, Jwt or Saml); exactly one is active. It turns requests into
@@ -24,13 +20,4 @@ export interface AuthProvider extends Authenticator {
   /** Runs once the app is built: seeding, fetching metadata… */
   start(): Promise<void>;
   close(): Promise<void>;
-}
-
-export interface AuthProviderDependencies {
-  readonly config: AppConfig;
-  readonly uow: UnitOfWork;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly claimSettings: ClaimSettings;
 }

@@ -1,4 +1,5 @@
-import type { AuthProvider, AuthProviderDependencies } from './auth-provider.js';
+import type { AuthProvider } from './auth-provider.js';
+import type { AuthProviderDependencies } from './provider-dependencies.js';
 import { createJwtProvider } from '../jwt/jwt-provider.js';
 import { createLocalProvider } from '../local/local-provider.js';
 import { createSamlProvider } from '../saml/saml-auth-provider.js';

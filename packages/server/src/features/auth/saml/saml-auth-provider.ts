@@ -1,4 +1,5 @@
-import type { AuthProvider, AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProvider } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/provider-dependencies.js';
 import { resolveIdentity } from '../identity/identity.js';
 import { SamlServiceProvider } from './saml-provider.js';
 import { samlRoutes } from './saml-routes.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
-import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import {
   IDP_ENTITY_ID,
   SP_ENTITY_ID,
@@ -75,7 +75,7 @@ afterAll(async () => {
   rmSync(keyDir, { recursive: true, force: true });
 });
 
-describe.each(databaseKinds)('Saml provider on %s', (kind) => {
+describe.each(oneDatabaseKind)('Saml provider on %s', (kind) => {
   let server: TestServer;
   let acsUrl: string;
 

@@ -4,7 +4,7 @@ import xpath from 'xpath';
 import type { SamlAuthConfig } from '../../../platform/config/app-config.js';
 import { dictionary } from '../../../platform/dictionary.js';
 import { AppError } from '../../../platform/errors.js';
-import type { AuthProviderDependencies } from '../providers/auth-provider.js';
+import type { AuthProviderDependencies } from '../providers/provider-dependencies.js';
 import { resolveIdentity, type Claims } from '../identity/identity.js';
 import { fetchIdentityProviderMetadata, type IdentityProviderMetadata } from './saml-metadata.js';
 import { markAssertionUsed, SamlRequestCache } from './saml-state.js';

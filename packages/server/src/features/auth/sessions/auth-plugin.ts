@@ -166,7 +166,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     request.caller = caller;
     if (caller.kind === 'user') {
       request.identity = caller.identity;
-      refuseWhileDefaultPassword(request, caller.identity);
+      refuseWhileDefaultPassword(request.routeOptions.url ?? '', caller.identity);
     }
     if (request.routeOptions.config.changesAccess) requireSignedIn(caller);
     if (policy === 'authenticated') return;

@@ -1,20 +1,18 @@
 import {
+  actorOf,
   auditView,
-  type Actor,
   type CurrentIdentities,
   type Identity,
   type PersonalTokenRecord,
   type UnitOfWork,
 } from '../../../core/index.js';
-import { hashOfSecret, issueSecret } from '../../../platform/bearer-secret.js';
 import type { Clock } from '../../../platform/clock.js';
 import { AppError } from '../../../platform/errors.js';
 import type { IdGenerator } from '../../../platform/ids.js';
+import { IssuedCredentials } from '../credentials/issued-credentials.js';
 
 /** Every personal access token starts with this, told apart at a glance from API keys (`rck_`) and Jwts. */
 export const PERSONAL_TOKEN_PREFIX = 'rcp_';
-/** `last_used_at` is written at most this often per token. */
-const LAST_USED_RESOLUTION_MICROS = 60 * 1_000_000;
 const MICROS_PER_DAY = 24 * 60 * 60 * 1_000_000;
 
 /** A token as its owner sees it: never the token nor its hash. */
@@ -43,16 +41,26 @@ export interface PersonalTokenSettings {
 /**
  * Personal access tokens (`rcp_…`): a person's credential for pipelines and scripts, with every
  * provider. A token acts as the user who made it, with the roles of the session that made it (a
- * Local user's current role, read on every use); it expires, and its owner can revoke it. Only the
- * SHA-256 of a token is stored (it is a long random secret).
+ * Local user's current role, read on every use); it expires, and its owner can revoke it. Issued,
+ * found and revoked like every credential of ours (IssuedCredentials).
  */
 export class PersonalTokens {
+  private readonly credentials: IssuedCredentials<PersonalTokenRecord>;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    ids: IdGenerator,
     private readonly settings: PersonalTokenSettings,
-  ) {}
+  ) {
+    this.credentials = new IssuedCredentials(uow, clock, ids, {
+      prefix: PERSONAL_TOKEN_PREFIX,
+      storeOf: (stores) => stores.tokens,
+      ownerOf: (token) => token.userId,
+      notFound: (id) => AppError.notFound(`Token ${id} was not found.`),
+      auditEntity: 'Token',
+    });
+  }
 
   /** Makes a token for the caller; the returned `token` is the only time it is ever shown. */
   create(
@@ -64,24 +72,18 @@ export class PersonalTokens {
     if (input.expiresAt !== null && input.expiresAt <= now) {
       throw AppError.invalid('A token must expire in the future.', { expiresAt: ['is not in the future'] });
     }
-    const { secret: token, hash, prefix } = issueSecret(PERSONAL_TOKEN_PREFIX);
+    const { secret: token, fields } = this.credentials.issue(input.name, now);
     const record: PersonalTokenRecord = {
-      id: this.ids.newId(),
+      ...fields,
       userId: identity.id,
       provider: identity.provider,
       identity: { email: identity.email, name: identity.name, roles: identity.roles },
-      name: input.name,
-      tokenHash: hash,
-      prefix,
-      createdAt: now,
       // Later than the longest lifetime is clamped to it, as is "no expiry".
       expiresAt: Math.min(input.expiresAt ?? longest, longest),
-      lastUsedAt: null,
-      revokedAt: null,
     };
     return this.uow.write(async (ctx) => {
       await ctx.tokens.insert(record);
-      await ctx.audit.append(this.auditRecord(identity, record, 'Created'));
+      await ctx.audit.append(this.auditRecord(identity, record, 'Created', now));
       return { ...viewOf(record), token };
     });
   }
@@ -97,26 +99,17 @@ export class PersonalTokens {
    */
   revoke(identity: Identity, owner: string, id: string): Promise<void> {
     return this.uow.write(async (ctx) => {
-      const token = await ctx.tokens.get(id);
-      if (!token || token.userId !== owner) throw AppError.notFound(`Token ${id} was not found.`);
-      if (await ctx.tokens.revoke(id, this.clock.nowMicros())) {
-        await ctx.audit.append(this.auditRecord(identity, token, 'Deleted'));
-      }
+      const now = this.clock.nowMicros();
+      const revoked = await this.credentials.revoke(ctx, owner, id, now);
+      if (revoked) await ctx.audit.append(this.auditRecord(identity, revoked.before, 'Deleted', now));
     });
   }
 
-  /** The identity a live token stands for, recording its use; null for anything else. */
-  async authenticate(token: string): Promise<Identity | null> {
-    const found = await this.uow.read.tokens.findByHash(hashOfSecret(token));
-    const now = this.clock.nowMicros();
-    if (!found || found.revokedAt !== null || found.expiresAt <= now) return null;
-    const identity = await this.identityOf(found);
-    if (!identity) return null;
-    // A follower's standby takes no writes (docs/regions.md): uses there are not recorded.
-    if (!this.uow.readOnly && (found.lastUsedAt === null || found.lastUsedAt < now - LAST_USED_RESOLUTION_MICROS)) {
-      await this.uow.read.tokens.touch(found.id, now, now - LAST_USED_RESOLUTION_MICROS);
-    }
-    return identity;
+  /** The identity a live, unexpired token stands for, recording its use; null for anything else. */
+  authenticate(token: string): Promise<Identity | null> {
+    return this.credentials.authenticate(token, (found, now) =>
+      found.expiresAt <= now ? null : this.identityOf(found),
+    );
   }
 
   private identityOf(token: PersonalTokenRecord): Promise<Identity | null> {
@@ -127,17 +120,14 @@ export class PersonalTokens {
     });
   }
 
-  private auditRecord(identity: Identity, token: PersonalTokenRecord, action: 'Created' | 'Deleted') {
-    const actor: Actor = { userId: identity.id, userName: identity.name ?? identity.email ?? identity.id };
-    return {
-      id: this.ids.newId(),
+  private auditRecord(identity: Identity, token: PersonalTokenRecord, action: 'Created' | 'Deleted', at: number) {
+    const view = auditView(viewOf(token));
+    return this.credentials.auditRecord(actorOf(identity), {
+      id: token.id,
       serviceId: null,
-      entityType: 'Token' as const,
-      entityId: token.id,
       action,
-      ...actor,
-      timestamp: this.clock.nowMicros(),
-      changes: action === 'Created' ? { after: auditView(viewOf(token)) } : { before: auditView(viewOf(token)) },
-    };
+      at,
+      changes: action === 'Created' ? { after: view } : { before: view },
+    });
   }
 }
