@@ -339,7 +339,10 @@ function versionSize(dialect: Dialect): Migration {
   };
 }
 
-/** The texts of an entry that count toward its version's size, as `entryTextBytes` counts them. */
+/**
+ * The texts of an entry that counted toward its version's size when the counters were introduced, as
+ * `entryTextBytes` counts them (it counts the schema too, a later column, null on every row then).
+ */
 const ENTRY_TEXT_COLUMNS = [
   'key',
   'raw_value',

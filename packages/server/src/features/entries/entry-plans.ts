@@ -19,7 +19,13 @@ import {
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type Violation } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { changeViolations, plannedChanges, requireValid, validatorAnswers } from './plan-checks.js';
+import {
+  changeViolations,
+  plannedChanges,
+  requireMayCheckSecrets,
+  requireValid,
+  validatorAnswers,
+} from './plan-checks.js';
 import { parseToken, requireUnchanged, tokenOf } from './plan-token.js';
 
 /** One change of a plan (a restore, an import): by key, whatever the entry's id is now. */
@@ -179,6 +185,7 @@ export class EntryPlans {
       // A dry run refuses what applying it would refuse, so a preview never promises a failing batch.
       requireWithinLimit(plan, this.maxChanges);
       requireValid(plan, current);
+      requireMayCheckSecrets(plan, current, mayReveal(caller));
       await requireWithinVersionCaps(stores, this.caps, versionId, sizeChangeOf(plan, current), { dryRun: true });
       const now = this.clock.nowMicros();
       return {
@@ -224,6 +231,7 @@ export class EntryPlans {
       await requireServiceAccess(ctx, caller, serviceId, 'write');
       if (plan.changes.some((c) => c.kind !== 'set')) await requireServiceAccess(ctx, caller, serviceId, 'manage');
       requireValid(plan, current);
+      requireMayCheckSecrets(plan, current, mayReveal(caller));
       await write(writer, plan, current, options.action);
       await writer.commit();
       return describe(plan, current, { clock: writer.timestamp, applied: true });

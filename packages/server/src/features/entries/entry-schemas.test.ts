@@ -195,6 +195,12 @@ describe.each(databaseKinds)('entry schemas on %s', (kind) => {
     expect(withValue.status, withValue.text).toBe(200);
     const tighter = await admin.put(`${base}/${secret.id}`, { schema: { maximum: 1000 }, generation: 2 });
     expect(tighter.status).toBe(400);
+
+    // Nor does a dry run tell them whether a stored secret value meets its schema.
+    const restore = { at: new Date(Date.now() + 60_000).toISOString(), keys: ['Secret:Pin'] };
+    const denied = await owner.post(`${base}/restore`, restore);
+    expect(denied.status, denied.text).toBe(403);
+    expect((await admin.post(`${base}/restore`, restore)).status).toBe(200);
   });
 
   it("never echoes a secret's value in its violations", async () => {

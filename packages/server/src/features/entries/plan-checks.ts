@@ -118,3 +118,30 @@ export function requireValid(plan: Plan, current: ReadonlyMap<string, EntryRecor
     throw AppError.invalid(`Some values do not fit: ${named}.`, errors);
   }
 }
+
+/**
+ * A caller who may not reveal secrets learns nothing of a secret's value from a plan (docs/secrets.md):
+ * whether a stored secret value (the past of a restore, the source of a promotion) meets its
+ * entry's schema would tell something of it, so such a plan needs canReveal. Values the caller
+ * sent (a file) are theirs to know.
+ */
+export function requireMayCheckSecrets(plan: Plan, current: ReadonlyMap<string, EntryRecord>, mayReveal: boolean) {
+  if (mayReveal || plan.sentValues === true) return;
+  const checked = plan.changes.filter((change) => {
+    if (change.kind === 'delete') return false;
+    if (change.kind !== 'set')
+      return change.entry.isSecret && change.entry.schema !== null && change.entry.rawValue !== null;
+    const entry = current.get(change.key);
+    return (
+      (entry?.isSecret === true || change.secretValue === true) && entry?.schema != null && change.rawValue !== null
+    );
+  });
+  if (checked.length > 0) {
+    throw AppError.forbidden(
+      `Writing stored secret values into entries with a schema needs canReveal (whether each meets its rules would tell something of it): ${checked
+        .slice(0, 10)
+        .map(keyOf)
+        .join(', ')}.`,
+    );
+  }
+}

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import type { ServiceError } from '@grpc/grpc-js';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import { registerVersion } from '@realtime-config/test-support/realtime-fixtures';
@@ -294,6 +295,10 @@ describe.each(databaseKinds)('validators on %s', (kind) => {
     const actions = audit.body.entities.map((e: { action: string }) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['Created', 'Updated', 'Deleted']));
     expect(audit.text).not.toContain('whsec_');
+    // Kept sealed by the master key, like webhooks' secrets.
+    const stored = await sql<{ secret: string }>`select secret from validators`.execute(server.internals.database.db);
+    expect(stored.rows.length).toBeGreaterThan(0);
+    for (const row of stored.rows) expect(row.secret).toMatch(/^rcsec1\./);
     const listed = await admin.get(`/api/services/${serviceId}/validators`);
     expect(listed.body.map((v: { id: string }) => v.id)).toEqual([validatorId]);
     expect(listed.text).not.toContain('whsec_');
