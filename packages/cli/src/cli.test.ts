@@ -125,6 +125,10 @@ describe.each(databaseKinds)('the realtime-config CLI (built binary) on %s', (ki
       (await user.run(['--json', 'history', 'payments', '1.0', 'Payments:TimeoutSeconds'])).stdout,
     );
     expect(history.map((h: { value: string }) => h.value).slice(0, 2)).toEqual(['999', '45']);
+    // For people, the console's words for each change (the JSON above keeps the API's ValueSet).
+    const said = await user.run(['history', 'payments', '1.0', 'Payments:TimeoutSeconds']);
+    expect(said.stdout).toContain('value set');
+    expect(said.stdout).not.toContain('ValueSet');
 
     const dry = await user.run(['--json', 'restore', 'payments', '1.0', '--at', before, '--dry-run']);
     expect(JSON.parse(dry.stdout)).toMatchObject({ applied: false, changes: [{ key: 'Payments:TimeoutSeconds' }] });

@@ -1,4 +1,5 @@
 import type { PlanOutcome } from '@realtime-config/protocol/rest';
+import { actionWords as sharedActionWords } from './vocabulary.js';
 
 /** Where a command's results go: JSON on stdout for pipelines, or aligned text for people. */
 export interface Output {
@@ -85,17 +86,7 @@ export function differenceWords(change: string, metadataToo: boolean): string {
   return metadataToo && change !== 'metadataChanged' ? `${words}, details too` : words;
 }
 
-const ACTIONS: Readonly<Record<string, string>> = {
-  ValueSet: 'value set',
-  Updated: 'details changed',
-  Imported: 'imported',
-  Promoted: 'promoted',
-  Restored: 'restored',
-  Created: 'created',
-  Deleted: 'deleted',
-};
-
-/** A history action in words ("value set"); the JSON output keeps the API's names. */
+/** A history action in the console's words, lower case ("value set"); the JSON output keeps the API's names. */
 export function actionWords(action: string): string {
-  return Object.hasOwn(ACTIONS, action) ? (ACTIONS[action] ?? action) : action;
+  return sharedActionWords(action).toLowerCase();
 }
