@@ -121,6 +121,7 @@ describe('field numbers and types (docs/grpc.md, Messages)', () => {
         ['enum_values', 5, 'google.protobuf.StringValue'],
         ['value', 6, 'google.protobuf.StringValue'],
         ['is_secret', 7, 'bool'],
+        ['schema', 8, 'google.protobuf.StringValue'],
       ],
     ],
     [CreateVersionResponseSchema, [['version_id', 1, 'string']]],
