@@ -12,7 +12,7 @@ import type {
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { requireAllowedTarget } from '../webhooks/index.js';
+import { auditedOrigin, requireAllowedTarget } from '../webhooks/index.js';
 
 /** `whsec_` and the base64 of 32 random bytes: the Standard Webhooks form of a signing secret. */
 const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
@@ -143,13 +143,7 @@ async function requireValidator(stores: Stores, serviceId: string, validatorId: 
  * receiver's path or query may carry a token; the audit log has more readers than the validators).
  */
 function auditViewOf(v: ValidatorRecord) {
-  let origin: string;
-  try {
-    origin = new URL(v.url).origin;
-  } catch {
-    origin = '';
-  }
-  return { id: v.id, url: origin, description: v.description, enabled: v.enabled };
+  return { id: v.id, url: auditedOrigin(v.url), description: v.description, enabled: v.enabled };
 }
 
 const validatorNotFound = (validatorId: string) =>

@@ -10,4 +10,4 @@ export { WebhookSender } from './webhook-sender.js';
 export { Webhooks } from './webhooks.js';
 // The URL rules, the private-network guard and the signature of webhooks, which validators share.
 export { signedHeaders } from './webhook-sender.js';
-export { guardedLookup, refusedLiteralHost, requireAllowedTarget } from './webhook-targets.js';
+export { auditedOrigin, guardedLookup, refusedLiteralHost, requireAllowedTarget } from './webhook-targets.js';

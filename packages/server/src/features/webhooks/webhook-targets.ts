@@ -162,3 +162,15 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
     callback(null, first.address, first.family);
   });
 }
+
+/**
+ * Of a receiver's URL, what an audit record shows: only its origin (the path or query of some
+ * receivers' URLs carries a token, and the audit log has more readers than the receivers' owners).
+ */
+export function auditedOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}

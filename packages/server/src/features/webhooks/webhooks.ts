@@ -16,7 +16,7 @@ import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { clampPageSize, decodePageToken } from '../../platform/page-token.js';
 import type { WebhookFilterCache } from './webhook-filter-cache.js';
-import { requireAllowedTarget } from './webhook-targets.js';
+import { auditedOrigin, requireAllowedTarget } from './webhook-targets.js';
 
 /** For this long after a rotation, deliveries carry a signature by the previous secret as well. */
 const ROTATION_OVERLAP_MICROS = 24 * 3600 * 1_000_000;
@@ -224,15 +224,9 @@ async function requireWebhook(stores: Stores, serviceId: string, webhookId: stri
  * webhooks: everyone who may read the service).
  */
 function webhookAuditView(w: WebhookRecord) {
-  let origin: string;
-  try {
-    origin = new URL(w.url).origin;
-  } catch {
-    origin = '';
-  }
   return {
     id: w.id,
-    url: origin,
+    url: auditedOrigin(w.url),
     description: w.description,
     eventTypes: w.eventTypes,
     versionIds: w.versionIds,
