@@ -1916,6 +1916,7 @@ export interface paths {
             /** @description Display name; defaults to the key */
             name?: string;
             rawValue?: string | null;
+            /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
             valueType: number;
             enumDefinition?: string | null;
             description?: string | null;
@@ -2582,6 +2583,7 @@ export interface paths {
                    */
                   id?: string;
                   value: string | null;
+                  /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
@@ -2597,6 +2599,7 @@ export interface paths {
                    */
                   id?: string;
                   value: string | null;
+                  /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
@@ -2761,6 +2764,7 @@ export interface paths {
                    */
                   id: string;
                   value: string | null;
+                  /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
                   valueType: number;
                   valueTypeName: string;
                   generation: number;
@@ -2788,6 +2792,7 @@ export interface paths {
                    */
                   id: string;
                   value: string | null;
+                  /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
                   valueType: number;
                   valueTypeName: string;
                   generation: number;
@@ -3019,6 +3024,7 @@ export interface paths {
                    */
                   id?: string;
                   value: string | null;
+                  /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
@@ -3034,6 +3040,7 @@ export interface paths {
                    */
                   id?: string;
                   value: string | null;
+                  /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
                   valueType: number;
                   valueTypeName: string;
                   generation?: number;
@@ -5735,6 +5742,7 @@ export interface components {
       key: string;
       name: string;
       rawValue: string | null;
+      /** @description Value type code: 0 Unknown, 1 String, 2 Boolean, 3 DateTime, 4 TimeSpan, 5 Enum, 6 Number, 7 Array, 8 Json (docs/value-types.md) */
       valueType: number;
       enumDefinition: string | null;
       description: string | null;

@@ -6,6 +6,7 @@ import { callerOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
 import type { EntryQueries } from './entry-queries.js';
 import { ENTRY_LIMITS } from './entry-limits.js';
+import { ValueTypeField } from './value-type-field.js';
 
 /** An entry's JSON Schema, as answered and as sent (object, or null for none). */
 const EntrySchemaSchema = Nullable(
@@ -26,7 +27,7 @@ const EntrySchema = Type.Object(
     key: Type.String(),
     name: Type.String(),
     rawValue: Nullable(Type.String()),
-    valueType: Type.Integer({ minimum: 0, maximum: 8 }),
+    valueType: ValueTypeField,
     enumDefinition: Nullable(Type.String()),
     description: Nullable(Type.String()),
     groupName: Nullable(Type.String()),
@@ -99,7 +100,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
             }),
           ),
           rawValue: Type.Optional(RawValue),
-          valueType: Type.Integer({ minimum: 0, maximum: 8 }),
+          valueType: ValueTypeField,
           enumDefinition: Text(ENTRY_LIMITS.enumDefinition),
           description: Text(ENTRY_LIMITS.description),
           groupName: Text(ENTRY_LIMITS.groupName),

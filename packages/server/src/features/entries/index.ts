@@ -15,5 +15,6 @@ export {
 export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
+export { ValueTypeField } from './value-type-field.js';
 export { SecretCommands } from './secret-commands.js';
 export { secretRoutes } from './secret-routes.js';

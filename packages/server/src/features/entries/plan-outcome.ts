@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { valueAnswer, type SecretCipher } from '../../core/index.js';
 import { Nullable, Uuid } from '../../platform/http/schemas.js';
 import type { PlanOutcome } from './entry-plans.js';
+import { ValueTypeField } from './value-type-field.js';
 
 const Side = (description: string) =>
   Nullable(
@@ -10,7 +11,7 @@ const Side = (description: string) =>
       {
         id: Type.Optional(Uuid),
         value: Nullable(Type.String()),
-        valueType: Type.Integer({ minimum: 0, maximum: 8 }),
+        valueType: ValueTypeField,
         valueTypeName: Type.String(),
         generation: Type.Optional(Type.Integer()),
         isSecret: Type.Optional(Type.Boolean()),

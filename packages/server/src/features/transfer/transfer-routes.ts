@@ -7,7 +7,7 @@ import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
-import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema } from '../entries/index.js';
+import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, ValueTypeField } from '../entries/index.js';
 import type { ConfigFileFormat } from './config-files.js';
 import type { ConfigTransfer, ImportSource } from './config-transfer.js';
 import { decodeUtf8, parseJsonFile } from './file-parsers.js';
@@ -22,7 +22,7 @@ const SideSchema = Nullable(
   Type.Object({
     id: Uuid,
     value: Nullable(Type.String()),
-    valueType: Type.Integer(),
+    valueType: ValueTypeField,
     valueTypeName: Type.String(),
     generation: Type.Integer(),
     name: Type.String(),
