@@ -1,0 +1,27 @@
+import { schemaProblem, schemaViolations, type SchemaViolation } from '@realtime-config/protocol';
+
+/**
+ * What the console asks of an entry's schema: is it one (`schema`), and which of its rules a value
+ * breaks (`value`). Answered by the protocol package's checker, the one the server and the SDK use.
+ */
+export type SchemaQuestion =
+  | { readonly kind: 'schema'; readonly schema: unknown }
+  | {
+      readonly kind: 'value';
+      readonly schema: object;
+      readonly valueType: number;
+      readonly rawValue: string | null;
+    };
+
+export interface SchemaAnswer {
+  /** What is wrong with the schema; null when it is a valid one. */
+  readonly problem: string | null;
+  /** The rules the value breaks (a `value` question about a valid schema); none otherwise. */
+  readonly violations: readonly SchemaViolation[];
+}
+
+export function answerSchemaQuestion(question: SchemaQuestion): SchemaAnswer {
+  const problem = schemaProblem(question.schema);
+  if (problem !== null || question.kind === 'schema') return { problem, violations: [] };
+  return { problem, violations: schemaViolations(question.schema, question.valueType, question.rawValue) };
+}
