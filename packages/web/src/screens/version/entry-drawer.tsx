@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { Entry } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
+import { StatusNote } from '../../components/status-note';
 import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { useNarrow } from '../../components/use-narrow';
@@ -78,7 +79,8 @@ function MetadataForm(props: { serviceId: string; versionId: string; entry: Entr
       >
         <Stack gap="sm">
           {update.isError && <ProblemAlert error={update.error} hideFields={['name', 'groupName']} />}
-          {update.isSuccess && <Text c="green">Details saved.</Text>}
+          {/* The page's own note (role status, full contrast): green text on white is below 4.5:1. */}
+          <StatusNote text={update.isSuccess ? 'Details saved.' : null} />
           <TextInput label="Display name" {...form.input('name')} />
           <Textarea label="Description" autosize minRows={2} {...form.input('description')} />
           <TextInput label="Group" {...form.input('groupName')} />
