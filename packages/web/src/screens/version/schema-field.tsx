@@ -1,6 +1,6 @@
 import { Input, Stack } from '@mantine/core';
 import { ValueType } from '@realtime-config/protocol';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { checkSchemaText } from '../../rules/schema-check';
 import { ValueEditor } from './editors/value-editor';
 
@@ -50,7 +50,7 @@ export function useSchemaText(initial: object | null): SchemaText {
  */
 export function SchemaField(props: { schema: SchemaText; disabled: boolean; describedBy?: string | undefined }) {
   const { schema } = props;
-  const helpId = 'entry-schema-help';
+  const helpId = useId();
   return (
     <Stack gap={4}>
       <Input.Label component="div">Schema</Input.Label>
