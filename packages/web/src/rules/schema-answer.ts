@@ -20,7 +20,27 @@ export interface SchemaAnswer {
   readonly violations: readonly SchemaViolation[];
 }
 
+let mayCompile: boolean | undefined;
+
+/**
+ * Whether code may be compiled here: a Content-Security-Policy without `'unsafe-eval'` forbids it,
+ * and then every schema would look invalid. Asked once, only where a check runs.
+ */
+function compiles(): boolean {
+  if (mayCompile === undefined) {
+    try {
+      // The probe of what Ajv needs.
+      mayCompile = new Function('return true')() === true;
+    } catch {
+      mayCompile = false;
+    }
+  }
+  return mayCompile;
+}
+
+/** The answer; none (nothing marked) where schemas cannot be compiled: the server checks every write anyway. */
 export function answerSchemaQuestion(question: SchemaQuestion): SchemaAnswer {
+  if (!compiles()) return { problem: null, violations: [] };
   const problem = schemaProblem(question.schema);
   if (problem !== null || question.kind === 'schema') return { problem, violations: [] };
   return { problem, violations: schemaViolations(question.schema, question.valueType, question.rawValue) };
