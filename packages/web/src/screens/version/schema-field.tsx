@@ -13,8 +13,6 @@ export interface SchemaText {
   setText(text: string): void;
   /** Not JSON, or not a valid JSON Schema (draft 2020-12); null when the text is fine. */
   readonly problem: string | null;
-  /** The text is being checked (a moment). */
-  readonly checking: boolean;
 }
 
 /** An entry's schema as JSON text, checked as the user types by the checker the server uses. */
@@ -35,13 +33,8 @@ export function useSchemaText(initial: object | null): SchemaText {
       current = false;
     };
   }, [text, checked.text]);
-  const checking = checked.text !== text;
-  return {
-    text,
-    setText,
-    problem: checking ? null : checked.problem,
-    checking,
-  };
+  // While the text is being checked (a moment) the last answer is not shown: it was about another text.
+  return { text, setText, problem: checked.text === text ? checked.problem : null };
 }
 
 /**
