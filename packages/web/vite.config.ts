@@ -5,6 +5,8 @@ export default defineConfig({
   plugins: [react()],
   // The browser build uses the protocol package's TypeScript sources (its generated protobuf-es code).
   resolve: { conditions: ['@realtime-config/source'] },
+  // The schema checker's worker (src/rules/schema-check.ts) is an ES module, like the console.
+  worker: { format: 'es' },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

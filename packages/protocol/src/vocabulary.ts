@@ -50,7 +50,7 @@ export const SERVICE_ROLE_WORDS: Readonly<Record<string, Words>> = {
   editor: { name: 'editor', meaning: 'also changes values and reviews change requests' },
   owner: {
     name: 'owner',
-    meaning: 'also manages the service: versions, entries, members, API keys, webhooks and protection',
+    meaning: 'also manages the service: versions, entries, members, API keys, webhooks, validators and protection',
   },
 };
 

@@ -83,7 +83,7 @@ describe('the console, from sign-in to the audit log', () => {
     const key = await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'orders-app' });
     await registerVersion(ui.server.baseUrl, serviceId ?? '', '0.9.0', manyEntries(3), key.body.key);
     await expectVisible(page.getByRole('link', { name: '0.9.0' }));
-    for (const tab of ['Versions', 'Members', 'API keys', 'Webhooks', 'Audit log']) {
+    for (const tab of ['Versions', 'Members', 'API keys', 'Webhooks', 'Validators', 'Audit log']) {
       expect(await page.getByRole('link', { name: tab, exact: true }).count()).toBe(1);
     }
 

@@ -61,6 +61,13 @@ async function seed(admin: ApiClient, baseUrl: string) {
   await admin.post(`/api/services/${serviceId}/members`, { userId: 'dana', role: 'editor' });
   await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'orders-production' });
   await admin.post(`/api/services/${serviceId}/webhooks`, { url: 'http://127.0.0.1:9/hook', description: 'chat' });
+  // Disabled: nothing answers on port 9, and an enabled validator would refuse the values saved below.
+  const validator = await admin.post(`/api/services/${serviceId}/validators`, {
+    url: 'http://127.0.0.1:9/validate',
+    description: 'Release policy',
+  });
+  expect(validator.status, validator.text).toBe(201);
+  await admin.put(`/api/services/${serviceId}/validators/${validator.body.id}`, { enabled: false });
   await admin.post('/api/auth/tokens', { name: 'laptop', expiresAt: null });
   return { serviceId, versionId, protectedId, secretId: secret.body.id as string };
 }
@@ -106,6 +113,7 @@ describe('every console page, at 390 and 1280 px', () => {
         ['members', `${s}/members`],
         ['API keys', `${s}/api-keys`],
         ['webhooks', `${s}/webhooks`],
+        ['validators', `${s}/validators`],
         ['audit log', `${s}/audit`],
         ['protected version with a change request', `${s}/versions/${ids.protectedId}`],
         ['compare', `${s}/compare?base=${ids.versionId}&target=${ids.protectedId}`],

@@ -15,7 +15,8 @@ import { seedVersion, signIn, startConsole } from '../e2e/support/console.js';
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'ui');
 mkdirSync(out, { recursive: true });
 
-const ui = await startConsole();
+// Loopback and unresolvable hosts allowed: the Validators shot lists one that is never asked.
+const ui = await startConsole({ args: ['--Webhooks:AllowPrivateNetworks=true'] });
 try {
   const admin = await ui.server.admin();
   for (const [name, description] of [
@@ -34,7 +35,13 @@ try {
       groupDescription: 'Payment gateway',
       description: 'Gateway name',
     },
-    { key: 'Payments:TimeoutSeconds', valueType: ValueType.NUMBER, rawValue: '30', groupName: 'Payments' },
+    {
+      key: 'Payments:TimeoutSeconds',
+      valueType: ValueType.NUMBER,
+      rawValue: '30',
+      groupName: 'Payments',
+      schema: { minimum: 1, maximum: 300 },
+    },
     {
       key: 'Payments:Mode',
       valueType: ValueType.ENUM,
@@ -170,6 +177,15 @@ try {
       await page.goto(`/services/${ids.serviceId}/api-keys`);
       await page.getByRole('table', { name: 'API keys' }).waitFor();
       await take('api-keys');
+      // Shown, then removed: it would refuse the values this script saves next (its host does not resolve).
+      const validator = await admin.post(`/api/services/${ids.serviceId}/validators`, {
+        url: 'https://ci.example.com/realtime-config/validate',
+        description: 'Release policy',
+      });
+      await page.goto(`/services/${ids.serviceId}/validators`);
+      await page.getByRole('table', { name: 'Validators' }).waitFor();
+      await take('validators');
+      await admin.delete(`/api/services/${ids.serviceId}/validators/${validator.body.id}`);
       await page.goto('/account');
       await page.getByRole('heading', { level: 1 }).waitFor();
       await take('account');

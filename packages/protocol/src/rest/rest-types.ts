@@ -58,6 +58,11 @@ export type WebhookDelivery = Ok<
   '/api/services/{serviceId}/webhooks/{webhookId}/deliveries',
   'get'
 >['deliveries'][number];
+export type Validator = Ok<'/api/services/{serviceId}/validators/{validatorId}', 'get'>;
+export type NewValidator = Body<'/api/services/{serviceId}/validators', 'post'>;
+export type CreatedValidator = Ok<'/api/services/{serviceId}/validators', 'post'>;
+/** What a validator is changed with: its URL, description or whether it is asked (`enabled`). */
+export type ValidatorChange = Body<'/api/services/{serviceId}/validators/{validatorId}', 'put'>;
 
 export type Version = Ok<'/api/configversions/{serviceId}/{versionId}', 'get'>;
 /** What a version is created or changed with. */

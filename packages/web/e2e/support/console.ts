@@ -110,6 +110,8 @@ export interface SeedEntry {
   readonly groupDescription?: string;
   readonly description?: string;
   readonly isSecret?: boolean;
+  /** The entry's JSON Schema (docs/validation.md). */
+  readonly schema?: Record<string, unknown>;
 }
 
 /** A service with one version and entries, made through the REST API. */

@@ -16,6 +16,7 @@ export const queryKeys = {
     members: (serviceId: string) => ['services', serviceId, 'members'] as const,
     apiKeys: (serviceId: string) => ['services', serviceId, 'api-keys'] as const,
     webhooks: (serviceId: string) => ['services', serviceId, 'webhooks'] as const,
+    validators: (serviceId: string) => ['services', serviceId, 'validators'] as const,
     deliveries: (serviceId: string, webhookId: string) =>
       ['services', serviceId, 'webhooks', webhookId, 'deliveries'] as const,
     audit: (serviceId: string, filters: object) => ['services', serviceId, 'audit', filters] as const,

@@ -1,5 +1,5 @@
 import { Alert, List, type AlertProps } from '@mantine/core';
-import { asProblem } from '../api/problem';
+import { asProblem, type Problem } from '../api/problem';
 import { fieldWords, problemTitle } from './plain-words';
 
 interface ProblemAlertProps extends Omit<AlertProps, 'title' | 'children'> {
@@ -8,10 +8,16 @@ interface ProblemAlertProps extends Omit<AlertProps, 'title' | 'children'> {
   readonly hideFields?: readonly string[];
 }
 
-/** Shows a problem's title, its `detail` and any field errors no field shows: nothing fails silently. */
+type Violation = NonNullable<Problem['violations']>[number];
+
+/**
+ * Shows a problem's title, its `detail`, any field errors no field shows and every rule a refused
+ * write broke (`violations`: an entry's schema or a validator): nothing fails silently.
+ */
 export function ProblemAlert({ error, hideFields = [], ...props }: ProblemAlertProps) {
   const problem = asProblem(error);
   const fieldErrors = Object.entries(problem.errors ?? {}).filter(([field]) => !hideFields.includes(field));
+  const violations = problem.violations ?? [];
   return (
     <Alert color="red" variant="light" role="alert" title={problemTitle(problem.status, problem.title)} {...props}>
       {problem.detail}
@@ -22,8 +28,22 @@ export function ProblemAlert({ error, hideFields = [], ...props }: ProblemAlertP
           ))}
         </List>
       )}
+      {violations.length > 0 && (
+        <List size="sm" mt="xs" aria-label="Broken rules">
+          {violations.map((violation, index) => (
+            <List.Item key={index}>{violationLine(violation)}</List.Item>
+          ))}
+        </List>
+      )}
     </Alert>
   );
+}
+
+/** `Http:TimeoutSeconds: must be <= 300`, `Limits /max: must be <= 10`; a validator's answer as it said it. */
+function violationLine(violation: Violation): string {
+  if (violation.keyword === 'validator') return `Validator: ${violation.message}`;
+  const where = [violation.key, violation.instancePath].filter(Boolean).join(' ');
+  return where ? `${where}: ${violation.message}` : violation.message;
 }
 
 /**

@@ -44,6 +44,12 @@ export const webhookRules = {
   keyPrefix: optionalMax('Key prefix', 512),
 };
 
+/** A validator's URL follows the webhooks' rule (the server checks both alike). */
+export const validatorRules = {
+  url: webhookRules.url,
+  description: optionalMax('Description', 1000),
+};
+
 export function checkUsername(value: string): string | null {
   if (value === '') return 'Username is required';
   if (value.length > 200) return 'Username has at most 200 characters';

@@ -51,6 +51,16 @@ export function consoleCsp(config: AppConfig): string {
 }
 
 /**
+ * The policy of the console's schema-checker worker (its file is `assets/schema-worker-<hash>.js`):
+ * Ajv compiles each JSON Schema into a function (`new Function`), which the document's policy
+ * forbids. The worker may evaluate, and nothing else: no network, no other origin's script; it has
+ * no DOM and no token (docs/adr/0014-schema-checks-in-a-worker.md).
+ */
+export const SCHEMA_WORKER_CSP = "default-src 'none'; script-src 'self' 'unsafe-eval'";
+
+const isSchemaWorker = (file: string) => /^schema-worker-[\w-]+\.js(\.br|\.gz)?$/.test(path.basename(file));
+
+/**
  * Serves the built web console at / (docs/console.md) with an SPA fallback for its own routes,
  * from a copy of the build taken at start (console-snapshot.ts).
  */
@@ -96,6 +106,7 @@ export const webConsole: FastifyPluginAsync<WebConsoleOptions> = async (app, opt
     setHeaders: (reply, filePath) => {
       const hashed = path.relative(root, filePath).startsWith(`assets${path.sep}`);
       void reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      if (hashed && isSchemaWorker(filePath)) void reply.header('content-security-policy', SCHEMA_WORKER_CSP);
     },
   });
 };

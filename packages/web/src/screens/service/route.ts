@@ -39,6 +39,12 @@ export const webhooksTabRoute = createRoute({
   component: lazyRouteComponent(() => import('./webhooks-tab'), 'WebhooksTab'),
 });
 
+export const validatorsTabRoute = createRoute({
+  getParentRoute: () => serviceRoute,
+  path: 'validators',
+  component: lazyRouteComponent(() => import('./validators-tab'), 'ValidatorsTab'),
+});
+
 /** The audit log's filters, kept in the address (a link to "what Dana changed in 1.1.0 yesterday"). */
 export interface AuditFilters {
   readonly entityType?: string;
@@ -71,5 +77,6 @@ export const serviceRoutes = serviceRoute.addChildren([
   membersTabRoute,
   apiKeysTabRoute,
   webhooksTabRoute,
+  validatorsTabRoute,
   auditTabRoute,
 ]);

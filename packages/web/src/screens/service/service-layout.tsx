@@ -90,6 +90,7 @@ export function ServiceLayout() {
           { label: 'Members', to: '/services/$serviceId/members', params },
           { label: 'API keys', to: '/services/$serviceId/api-keys', params },
           { label: 'Webhooks', to: '/services/$serviceId/webhooks', params },
+          { label: 'Validators', to: '/services/$serviceId/validators', params },
           { label: 'Audit log', to: '/services/$serviceId/audit', params },
         ]}
       />

@@ -59,10 +59,10 @@ const request: ChangeRequest = {
   approvals: [{ userId: 'olga', userName: 'olga', approvedAt: '2026-11-26T09:41:12.000000Z' }],
 };
 
-function renderDialog() {
+function renderDialog(retriesSchema: Entry['schema'] = null) {
   const client = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
   client.setQueryData(queryKeys.versions.entries('s1', 'v1'), [
-    entry('e1', 'Payments:Retries', '3'),
+    { ...entry('e1', 'Payments:Retries', '3'), schema: retriesSchema },
     entry('e2', 'Payments:ApiKey', null, true),
   ]);
   const onClose = vi.fn();
@@ -117,5 +117,18 @@ describe('editing a change request', () => {
         ],
       },
     });
+  });
+
+  it("marks a requested value that breaks its entry's schema with the rule, and sends nothing", async () => {
+    const put = vi.spyOn(api, 'PUT');
+    const { dialog } = renderDialog({ minimum: 0, maximum: 3 });
+    expect(await within(dialog).findByText('must be <= 3')).toBeTruthy();
+    await userEvent.type(within(dialog).getByLabelText('Payments:ApiKey'), 's3cret');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save request' }));
+    expect(put).not.toHaveBeenCalled();
+    const retries = within(dialog).getByLabelText('Payments:Retries');
+    await userEvent.clear(retries);
+    await userEvent.type(retries, '2');
+    await waitFor(() => expect(within(dialog).queryByText('must be <= 3')).toBeNull());
   });
 });

@@ -5,6 +5,7 @@ import type { ChangeRequest, Entry } from '@realtime-config/protocol/rest';
 import { ProblemError } from '../../api/problem';
 import { FormDialog } from '../../components/form-dialog';
 import { KeyText } from '../../components/key-text';
+import { useSchemaErrors } from '../../rules/use-schema-errors';
 import { CHANGE_REQUEST_FIELDS, ChangeRequestText, changeRequestText } from './change-request-text';
 import { ValueEditor } from './editors/value-editor';
 import { useEditChangeRequest } from './use-change-requests';
@@ -53,7 +54,19 @@ export function EditChangeRequestDialog(props: EditChangeRequestDialogProps) {
   const [values, setValues] = useState<Values>(new Map());
   const [tried, setTried] = useState(false);
   const fieldError = (field: string) => (edit.error instanceof ProblemError ? edit.error.fieldError(field) : undefined);
-  const problems = request.changes.map((c) => problemOf(c, byId.get(c.id), values.get(c.id)));
+  const typed = request.changes.map((c) => problemOf(c, byId.get(c.id), values.get(c.id)));
+  const schemaErrors = useSchemaErrors(
+    request.changes.flatMap((c, index) => {
+      const entry = byId.get(c.id);
+      const value = values.get(c.id);
+      return entry && value !== undefined && typed[index] === undefined
+        ? [{ id: c.id, schema: entry.schema, valueType: entry.valueType, rawValue: value }]
+        : [];
+    }),
+  );
+  // The type rule first, then the entry's schema; a value still being checked waits (null: not sent yet).
+  const problems = request.changes.map((c, index) => typed[index] ?? schemaErrors.get(c.id) ?? undefined);
+  const checking = [...schemaErrors.values()].some((e) => e === undefined);
 
   return (
     <FormDialog
@@ -72,7 +85,7 @@ export function EditChangeRequestDialog(props: EditChangeRequestDialogProps) {
       }}
       onSubmit={() => {
         setTried(true);
-        if (title.trim() === '' || problems.some((p) => p !== undefined)) return;
+        if (title.trim() === '' || checking || problems.some((p) => p !== undefined)) return;
         edit.mutate(
           {
             ...changeRequestText(title, description),

@@ -5,21 +5,26 @@ import { useState, type FormEvent } from 'react';
 import type { Entry } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
+import { StatusNote } from '../../components/status-note';
 import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { useNarrow } from '../../components/use-narrow';
 import { optionalMax, orNull, required } from '../../rules/form-rules';
+import { checkSchemaText } from '../../rules/schema-check';
 import { useServiceAccess } from '../service/use-service';
 import { useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
 import { ProtectedNote } from './protected-note';
 import { entryRoute } from './route';
+import { SchemaField, useSchemaText } from './schema-field';
 import { useFirstValue, type FirstValue } from './use-first-value';
 import { useDeleteEntry, useEntries, useUpdateEntry, useVersion } from './use-version';
 
 function shown(raw: string | null | undefined) {
   return <Code>{raw === null || raw === undefined ? 'null' : raw === '' ? '""' : raw}</Code>;
 }
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 const PROTECTED_NOTE_ID = 'entry-protected-note';
 
@@ -37,11 +42,15 @@ function MetadataForm(props: { serviceId: string; versionId: string; entry: Entr
     { name: required('Display name', 200), groupName: optionalMax('Group', 200) },
     update.error,
   );
+  const schema = useSchemaText(entry.schema);
   // The generation the form was opened on: a change made elsewhere meanwhile answers 409, shown here.
   const [baseGeneration, setBaseGeneration] = useState(entry.generation);
-  const submit = (event: FormEvent) => {
+  const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!form.trySubmit()) return;
+    const fieldsValid = form.trySubmit();
+    // The text as it is now (the check as the user types may be a moment behind); its message shows on the field.
+    const checked = await checkSchemaText(schema.text);
+    if (!fieldsValid || checked.problem !== null) return;
     const v = form.values;
     update.mutate(
       {
@@ -50,13 +59,15 @@ function MetadataForm(props: { serviceId: string; versionId: string; entry: Entr
         groupName: orNull(v.groupName),
         groupDescription: orNull(v.groupDescription),
         ...(entry.valueType === ValueType.ENUM ? { enumDefinition: orNull(v.enumDefinition) } : {}),
+        // Sent only when changed: the server checks the stored value against a new schema (400 when it breaks it).
+        ...(sameJson(checked.schema, entry.schema) ? {} : { schema: checked.schema }),
         generation: baseGeneration,
       },
       { onSuccess: ([updated]) => updated && setBaseGeneration(updated.generation) },
     );
   };
   return (
-    <form onSubmit={submit} noValidate>
+    <form onSubmit={(event) => void submit(event)} noValidate>
       {/* A protected version refuses details edits (409): the whole form is disabled, the note says why. */}
       <Fieldset
         variant="unstyled"
@@ -68,7 +79,8 @@ function MetadataForm(props: { serviceId: string; versionId: string; entry: Entr
       >
         <Stack gap="sm">
           {update.isError && <ProblemAlert error={update.error} hideFields={['name', 'groupName']} />}
-          {update.isSuccess && <Text c="green">Details saved.</Text>}
+          {/* The page's own note (role status, full contrast): green text on white is below 4.5:1. */}
+          <StatusNote text={update.isSuccess ? 'Details saved.' : null} />
           <TextInput label="Display name" {...form.input('name')} />
           <Textarea label="Description" autosize minRows={2} {...form.input('description')} />
           <TextInput label="Group" {...form.input('groupName')} />
@@ -76,6 +88,7 @@ function MetadataForm(props: { serviceId: string; versionId: string; entry: Entr
           {entry.valueType === ValueType.ENUM && (
             <TextInput label="Allowed values" description="Separated by | or ," {...form.input('enumDefinition')} />
           )}
+          <SchemaField schema={schema} disabled={isProtected} />
           <Group>
             <Button type="submit" loading={update.isPending}>
               Save details

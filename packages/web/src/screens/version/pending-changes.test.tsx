@@ -1,5 +1,5 @@
 import { ValueType } from '@realtime-config/protocol';
-import { act, renderHook } from '@testing-library/react';
+import { act, renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '@realtime-config/protocol/rest';
 import { isStale, usePendingChanges } from './pending-changes';
@@ -31,7 +31,15 @@ describe('pending changes', () => {
     act(() => result.current.edit(entry({}), '45'));
     act(() => result.current.edit(entry({ rawValue: '31', generation: 4 }), '50'));
     expect(result.current.list).toEqual([
-      { entryId: 'e1', key: 'Payments:TimeoutSeconds', baseRaw: '30', baseGeneration: 3, raw: '50', error: null },
+      {
+        entryId: 'e1',
+        key: 'Payments:TimeoutSeconds',
+        baseRaw: '30',
+        baseGeneration: 3,
+        raw: '50',
+        error: null,
+        checking: false,
+      },
     ]);
   });
 
@@ -41,6 +49,19 @@ describe('pending changes', () => {
     expect(result.current.get('e1')?.error).toBe('must be a decimal number');
     act(() => result.current.edit(entry({}), '30'));
     expect(result.current.list).toEqual([]);
+  });
+
+  it("mark a value that breaks the entry's schema with the rule it breaks, checked by the protocol's checker", async () => {
+    const { result } = renderHook(() => usePendingChanges());
+    const limited = entry({ schema: { minimum: 1, maximum: 300 } });
+    act(() => result.current.edit(limited, '3000'));
+    expect(result.current.get('e1')).toMatchObject({ error: null, checking: true });
+    await waitFor(() => expect(result.current.get('e1')).toMatchObject({ error: 'must be <= 300', checking: false }));
+    act(() => result.current.edit(limited, '300'));
+    await waitFor(() => expect(result.current.get('e1')).toMatchObject({ error: null, checking: false }));
+    // The type rule comes first: a value that is no number is not checked against the schema.
+    act(() => result.current.edit(limited, 'lots'));
+    expect(result.current.get('e1')).toMatchObject({ error: 'must be a decimal number', checking: false });
   });
 
   it('are stale once the entry moved on; Keep mine rebases them, an equal stored value ends them', () => {

@@ -1,6 +1,7 @@
 import { checkValue } from '@realtime-config/protocol';
 import { useCallback, useMemo, useState } from 'react';
 import type { Entry } from '@realtime-config/protocol/rest';
+import { schemaError } from '../../rules/schema-check';
 
 /** One edit waiting in the tray: the value typed, and the stored value and generation it was based on. */
 export interface PendingChange {
@@ -9,8 +10,13 @@ export interface PendingChange {
   readonly baseRaw: string | null;
   readonly baseGeneration: number;
   readonly raw: string | null;
-  /** The server's rule for this type, checked as the user typed; null when the value fits. */
+  /**
+   * The server's rule for this type, or the rules of the entry's schema the value breaks, checked as
+   * the user typed; null when the value fits.
+   */
   readonly error: string | null;
+  /** The value is still being checked against the entry's schema (a moment): not to be saved yet. */
+  readonly checking: boolean;
 }
 
 export interface PendingChanges {
@@ -40,19 +46,34 @@ export function usePendingChanges(): PendingChanges {
     });
   }, []);
 
+  /** The schema's answer for a value, kept if the value is still the one typed (a later edit asks again). */
+  const checkSchema = useCallback(
+    (entry: Entry, raw: string) => {
+      const settle = (error: string | null) =>
+        update((next) => {
+          const change = next.get(entry.id);
+          if (change?.raw === raw && change.checking) next.set(entry.id, { ...change, error, checking: false });
+        });
+      // A checker that fails to answer leaves the value to the server, which checks every write.
+      schemaError(entry.schema, entry.valueType, raw).then(settle, () => settle(null));
+    },
+    [update],
+  );
+
   const edit = useCallback(
-    (entry: Entry, raw: string | null) =>
+    (entry: Entry, raw: string | null) => {
+      const error = checkValue(entry.valueType, raw, entry.enumDefinition);
+      const checking = error === null && entry.schema !== null && raw !== null;
       update((next) => {
         const existing = next.get(entry.id);
         const baseRaw = existing?.baseRaw ?? entry.rawValue;
         const baseGeneration = existing?.baseGeneration ?? entry.generation;
         if (raw === baseRaw && baseGeneration === entry.generation) next.delete(entry.id);
-        else {
-          const error = checkValue(entry.valueType, raw, entry.enumDefinition);
-          next.set(entry.id, { entryId: entry.id, key: entry.key, baseRaw, baseGeneration, raw, error });
-        }
-      }),
-    [update],
+        else next.set(entry.id, { entryId: entry.id, key: entry.key, baseRaw, baseGeneration, raw, error, checking });
+      });
+      if (checking && raw !== null) checkSchema(entry, raw);
+    },
+    [update, checkSchema],
   );
 
   const discard = useCallback((entryId: string) => update((next) => next.delete(entryId)), [update]);

@@ -26,11 +26,23 @@ const entry: Entry = {
   hasValue: true,
 };
 
+const LIMITS = { minimum: 1, maximum: 300 };
+
 /** The tray with one edit in it, as the version page holds it. */
-function Harness({ raw, review, onSave }: { raw: string; review: boolean; onSave: () => void }) {
+function Harness({
+  raw,
+  review,
+  onSave,
+  schema = null,
+}: {
+  raw: string;
+  review: boolean;
+  onSave: () => void;
+  schema?: Entry['schema'];
+}) {
   const pending = usePendingChanges();
   const { edit } = pending;
-  useEffect(() => edit(entry, raw), [edit, raw]);
+  useEffect(() => edit({ ...entry, schema }, raw), [edit, raw, schema]);
   return (
     <PendingTray
       pending={pending}
@@ -60,5 +72,14 @@ describe('the pending tray of a protected version', () => {
     renderInTheme(<Harness raw="forty" review onSave={vi.fn()} />);
     expect(((await screen.findByRole('button', { name: 'Request review…' })) as HTMLButtonElement).disabled).toBe(true);
     expect(screen.getByText(/before requesting review/)).toBeTruthy();
+  });
+});
+
+describe('the pending tray with a value that breaks its schema', () => {
+  it('names the rule and keeps Save disabled, with the reason', async () => {
+    renderInTheme(<Harness raw="3000" review={false} onSave={vi.fn()} schema={LIMITS} />);
+    expect(await screen.findByText('must be <= 300')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Save 1 change' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText('Fix the value marked in red before saving.')).toBeTruthy();
   });
 });

@@ -65,6 +65,7 @@ function Tray({ pending, entriesById, onSave, saving, saveError, review = false 
   useKeepFocusAboveTray(trayRef, height);
   const count = pending.list.length;
   const invalid = pending.list.filter((c) => c.error !== null);
+  const checking = pending.list.some((c) => c.checking);
   const stale = pending.list.filter((c) => isStale(c, entriesById.get(c.entryId)));
 
   return (
@@ -89,7 +90,7 @@ function Tray({ pending, entriesById, onSave, saving, saveError, review = false 
             <Button variant="default" onClick={pending.discardAll} disabled={count === 0}>
               Discard all
             </Button>
-            <Button onClick={onSave} loading={saving} disabled={count === 0 || invalid.length > 0}>
+            <Button onClick={onSave} loading={saving} disabled={count === 0 || invalid.length > 0 || checking}>
               {review ? 'Request review…' : count === 1 ? 'Save 1 change' : `Save ${count} changes`}
             </Button>
           </Group>

@@ -5,7 +5,7 @@ import { asProblem } from '../../api/problem';
 import { count } from '../../components/plain-words';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useNarrow } from '../../components/use-narrow';
-import { PlanView } from './plan-view';
+import { breaksRules, PlanView } from './plan-view';
 import { valuesOfPlan } from './plan-review';
 import { ReviewDialog } from './review-dialog';
 import { usePlan, type PlanRequest } from './use-plans';
@@ -121,7 +121,7 @@ export function PlanDialog(props: PlanDialogProps) {
           {plan && !done && !isProtected && plan.changes.length > 0 && (
             <Button
               loading={apply.isPending}
-              disabled={conflict}
+              disabled={conflict || breaksRules(plan)}
               onClick={() =>
                 requested.current &&
                 apply.mutate({ plan: requested.current, basedOn: plan.basedOn }, { onSuccess: props.onApplied })
