@@ -61,5 +61,16 @@ describe('the quick start of the OpenFeature provider, from its tarball', () => 
     ]);
     expect(set.status, set.text).toBe(200);
     await program.waitFor(/^changed \[ 'Features:NewCheckout' \] false$/m);
+    child.kill('SIGTERM');
+
+    // The shorter quick start of docs/openfeature.md, in the same folder.
+    const docs = readFileSync(path.join(repoRoot, 'docs/openfeature.md'), 'utf8');
+    const [short] = markdownBlocks(docs, 'The Node provider', 'ts');
+    writeFileSync(path.join(app, 'docs.mjs'), short ?? '');
+    child = spawn(process.execPath, ['docs.mjs'], {
+      cwd: app,
+      env: { ...process.env, RC_URL: server.baseUrl, RC_SERVICE_ID: serviceId, RC_API_KEY: apiKey },
+    });
+    await started(child).waitFor(/^false$/m);
   });
 });
