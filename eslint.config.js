@@ -211,7 +211,7 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
-    files: ['packages/web/public/**/*.js'],
+    files: ['packages/web/public/**/*.js', 'examples/openfeature-web/app.js'],
     languageOptions: { globals: globals.browser },
   },
 );

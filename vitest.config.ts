@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           name: 'server',
           // eslint-rules: the project's own lint rules (ESLint's RuleTester).
-          include: ['packages/{protocol,client,server}/src/**/*.test.ts', 'eslint-rules/**/*.test.js'],
+          include: ['packages/{protocol,client,server,openfeature}/src/**/*.test.ts', 'eslint-rules/**/*.test.js'],
           pool: 'forks',
           // Type tests (expectTypeOf) of the client SDK's inference, checked by tsc as part of `npm test`.
           typecheck: {

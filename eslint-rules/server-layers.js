@@ -23,6 +23,7 @@ export const FEATURE_USES = {
   entries: ['auth'],
   history: ['auth', 'entries'],
   ops: [],
+  openfeature: ['auth', 'realtime'],
   realtime: ['auth', 'ops', 'versions'],
   regions: [],
   services: ['auth'],

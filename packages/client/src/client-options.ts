@@ -129,3 +129,12 @@ export interface WatchOptions extends Pick<
    */
   readonly onStatus?: (status: WatchStatus, cause?: ConfigError) => void;
 }
+
+/**
+ * Options of {@link readVersion}: the connection options of `connect` (`url`, `serviceId`,
+ * `version`, `apiKey`, `token`, `signal`, `logger`, `tls`, `instanceId`, `labels`), without a schema.
+ */
+export type ReadVersionOptions = Pick<
+  ConnectOptions<ConfigSchema>,
+  'url' | 'serviceId' | 'version' | 'apiKey' | 'token' | 'signal' | 'logger' | 'tls' | 'instanceId' | 'labels'
+>;

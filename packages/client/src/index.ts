@@ -15,7 +15,7 @@
  * ```
  * @packageDocumentation
  */
-export type { ConnectOptions, WatchOptions, WatchStatus } from './client-options.js';
+export type { ConnectOptions, ReadVersionOptions, WatchOptions, WatchStatus } from './client-options.js';
 export { connect } from './connect.js';
 export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from './errors.js';
 export type { ChangeListener, ConfigLogger, ConfigStatus, LiveConfig } from './live-config.js';
@@ -37,5 +37,6 @@ export {
 export { array, boolean, dateTime, enumOf, json, number, string, timeSpan, type SettingOptions } from './settings.js';
 export type { ArrayRules, JsonRules, JsonSchema, NumberRules, StringFormat, StringRules } from './rules.js';
 export { nextDelay } from './reconnect.js';
+export { readVersion, type VersionSnapshot } from './read-version.js';
 export { staticConfig, type StaticConfig } from './static-config.js';
 export { watchVersion, type WatchedChange } from './watch-version.js';

@@ -1,41 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markdownBlocks } from '@realtime-config/test-support/markdown-blocks';
+import { installPacked, repoRoot, run, started } from '@realtime-config/test-support/packed-package';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const clientReadme = readFileSync(path.join(repoRoot, 'packages/client/README.md'), 'utf8');
 const rootReadme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-
-function run(command: string, args: readonly string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
-/** A program's output so far, and a wait for a line that matches. */
-function started(child: ChildProcess) {
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return {
-    output: () => output,
-    async waitFor(pattern: RegExp): Promise<void> {
-      const deadline = Date.now() + 30_000;
-      while (!pattern.test(output)) {
-        if (child.exitCode !== null || Date.now() > deadline) {
-          throw new Error(`no ${pattern} in the output (exit ${child.exitCode}):\n${output}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-  };
-}
 
 /**
  * The SDK's documentation as a new user follows it: the quick start's install (the packed SDK, since
@@ -43,8 +16,8 @@ function started(child: ChildProcess) {
  * against a server, exactly as written; the other snippets compile against the installed package.
  */
 describe('the README examples of the SDK, as written', () => {
-  const machine = mkdtempSync(path.join(tmpdir(), 'rc-readme-'));
-  const app = path.join(machine, 'my-app');
+  let machine = '';
+  let app = '';
   let server: TestServer;
   let admin: ApiClient;
   let tarball: string;
@@ -53,16 +26,9 @@ describe('the README examples of the SDK, as written', () => {
   beforeAll(async () => {
     server = await startTestServer();
     admin = await server.admin();
-    // The quick start's commands, with the tarball written to a folder of the test's own.
-    const packed = path.join(machine, 'packed');
-    mkdirSync(packed);
-    run('npm', ['pack', '--silent', '-w', '@realtime-config/client', '--pack-destination', packed], repoRoot);
-    tarball = readdirSync(packed).find((name) => name.endsWith('.tgz')) ?? '';
-    mkdirSync(app);
-    run('npm', ['init', '-y'], app);
-    // zod for the declaration example ("npm install zod"); from the npm cache when it has them.
-    const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(packed, tarball), 'zod'];
-    run('npm', install, app);
+    // The quick start's commands, with the tarball written to a folder of the test's own; zod for
+    // the declaration example ("npm install zod").
+    ({ machine, app, tarball } = installPacked('@realtime-config/client', ['zod']));
   }, 180_000);
 
   afterAll(async () => {

@@ -10,7 +10,7 @@ import {
   StreamAdmission,
   Subscriptions,
   type StreamPresence,
-  VersionSnapshots,
+  type VersionSnapshots,
 } from './features/realtime/index.js';
 import { CreateVersionForwarding, forwardedCallInterceptor, type ForwardingOptions } from './features/regions/index.js';
 import { VersionRegistration } from './features/versions/index.js';
@@ -48,6 +48,8 @@ export interface GrpcParts {
   readonly presence: StreamPresence;
   /** A follower's writes (CreateVersion) go to the primary; the primary answers forwarded calls. */
   readonly forwarding: ForwardingOptions;
+  /** GetConfig's in-memory versions, shared with OFREP (app-rest.ts). */
+  readonly snapshots: VersionSnapshots;
 }
 
 /**
@@ -76,7 +78,7 @@ export function composeGrpc(parts: GrpcParts) {
   });
   metrics.countOpenSubscriptionsWith(() => subscriptions.count);
   metrics.countConnectedInstancesWith(() => parts.presence.counts());
-  const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
+  const { snapshots } = parts;
   const authorizer = createGrpcAuthorizer({
     required: config.grpc.requireAuthentication,
     bearer: parts.bearer,

@@ -27,9 +27,10 @@ import {
   secretRoutes,
 } from './features/entries/index.js';
 import { EntryHistory, historyRoutes } from './features/history/index.js';
+import { FlagEvaluations, ofrepRoutes } from './features/openfeature/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
 import { answerForwardedWrites, forwardWritesToPrimary, type ForwardingOptions } from './features/regions/index.js';
-import { FleetQueries, fleetRoutes, type StreamPresence } from './features/realtime/index.js';
+import { FleetQueries, fleetRoutes, type StreamPresence, type VersionSnapshots } from './features/realtime/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
@@ -67,6 +68,8 @@ export interface RestApiParts {
   readonly lagging: () => string | null;
   /** Asks a service's validators about a dry run (writes are asked through `uow`). */
   readonly validatorCalls: ValidatorCalls;
+  /** GetConfig's in-memory versions, which OFREP evaluates from. */
+  readonly snapshots: VersionSnapshots;
 }
 
 /**
@@ -168,6 +171,11 @@ export async function composeRestApi(parts: RestApiParts) {
   });
   await fastify.register(validatorRoutes, {
     validators: new Validators(uow, clock, ids, { allowPrivateNetworks: config.webhooks.allowPrivateNetworks }),
+  });
+  await fastify.register(ofrepRoutes, {
+    prefix: '/ofrep/v1',
+    evaluations: new FlagEvaluations(uow, parts.snapshots),
+    allowedOrigins: config.ofrep.allowedOrigins,
   });
   await fastify.register(tokenRoutes, { tokens, maxLifetimeDays: config.tokens.maxLifetimeDays });
   await fastify.register(webConsole, { config });

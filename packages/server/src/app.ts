@@ -19,7 +19,7 @@ import {
   WebhookOutbox,
   WebhookSender,
 } from './features/webhooks/index.js';
-import { StreamPresence } from './features/realtime/index.js';
+import { StreamPresence, VersionSnapshots } from './features/realtime/index.js';
 import { HttpValidatorCalls } from './features/validators/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
@@ -160,6 +160,8 @@ export async function composeApp(
     readOnly: () => role.follower,
   });
   const forwarding = { role, positions: role.positions, serverInstance, logger };
+  // GetConfig's in-memory versions: the gRPC calls and OFREP answer from them.
+  const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
 
   const rest = await composeRestApi({
     config,
@@ -180,6 +182,7 @@ export async function composeApp(
     presence,
     forwarding,
     validatorCalls,
+    snapshots,
     lagging: () =>
       role.follower && role.lagSeconds >= config.database.maxFollowerLagSeconds
         ? `This follower's standby is ${role.lagSeconds.toFixed(1)} s behind its primary (Database:MaxFollowerLagSeconds is ${config.database.maxFollowerLagSeconds}).`
@@ -189,7 +192,7 @@ export async function composeApp(
   // Fastify's router serves HTTP/2 compatibility requests as well as HTTP/1.1 ones: whatever no
   // other protocol claims (the REST API, the console).
   const dispatch = new RequestDispatch((req, res) => fastify.routing(req as IncomingMessage, res as ServerResponse));
-  const { grpc, subscriptions, snapshots, rechecks } = composeGrpc({
+  const { grpc, subscriptions, rechecks } = composeGrpc({
     config,
     uow,
     hub,
@@ -203,6 +206,7 @@ export async function composeApp(
     dispatch,
     presence,
     forwarding,
+    snapshots,
   });
 
   if (!config.grpc.requireAuthentication) {

@@ -65,13 +65,22 @@ function classesOf(plan: SchemaPlan): MessageInitShape<typeof CreateVersionReque
 // Grpc:GetConfigLayout=Konfigo sends to keep a fleet of those SDKs working beside this one.
 const getConfigFields = { ...RealtimeConfigGrpcService.method.getConfig, output: EmptySchema };
 
-async function getConfigEntries(rpc: Rpc, request: VersionTarget, signal: AbortSignal): Promise<RemoteEntry[]> {
+/** GetConfig's entries as the server sent them, in either layout. */
+export async function getConfigWireEntries(
+  rpc: Rpc,
+  request: VersionTarget,
+  signal: AbortSignal,
+): Promise<GetConfigResponse['entries']> {
   const response = await rpc.transport.unary(getConfigFields, signal, undefined, undefined, request);
   const fields = response.message.$unknown ?? [];
   const entriesField = fields.some((f) => f.no === 2 || f.no === 3) ? 3 : 1;
   return fields
     .filter((f) => f.no === entriesField && f.wireType === WireType.LengthDelimited)
-    .map((f) => remoteEntryOf(fromBinary(GetConfigResponse_ConfigEntrySchema, new BinaryReader(f.data).bytes())));
+    .map((f) => fromBinary(GetConfigResponse_ConfigEntrySchema, new BinaryReader(f.data).bytes()));
+}
+
+async function getConfigEntries(rpc: Rpc, request: VersionTarget, signal: AbortSignal): Promise<RemoteEntry[]> {
+  return (await getConfigWireEntries(rpc, request, signal)).map(remoteEntryOf);
 }
 
 /**

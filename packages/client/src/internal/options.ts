@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ConnectOptions, WatchOptions } from '../client-options.js';
+import type { ConnectOptions, ReadVersionOptions, WatchOptions } from '../client-options.js';
 import { ConfigError } from '../errors.js';
 import type { ConfigLogger } from '../live-config.js';
 import type { ConfigSchema } from '../schema.js';
@@ -196,13 +196,17 @@ function resolveCommon(options: CommonOptions, known: ReadonlySet<string>, fail:
   };
 }
 
+function checkLabel(version: unknown, fail: Fail): asserts version is string {
+  if (typeof version !== 'string' || version.trim() === '' || version.length > 200 || version.includes('\u0000')) {
+    fail(`options.version must be a version label of 1 to 200 characters, got ${JSON.stringify(version)}`);
+  }
+}
+
 /** Checks every option once and fills in the defaults; throws INVALID_ARGUMENT naming the option. */
 export function resolveOptions(options: ConnectOptions<ConfigSchema>): ResolvedOptions {
   const common = resolveCommon(options, KNOWN, fail);
   const { version, cacheFile, cacheKey } = options;
-  if (typeof version !== 'string' || version.trim() === '' || version.length > 200 || version.includes('\u0000')) {
-    fail(`options.version must be a version label of 1 to 200 characters, got ${JSON.stringify(version)}`);
-  }
+  checkLabel(version, fail);
   if ((options.schema as { kind?: unknown } | undefined)?.kind !== 'config') {
     fail('options.schema must be a schema made with defineConfig()');
   }
@@ -279,4 +283,31 @@ export function resolveWatchOptions(options: WatchOptions): ResolvedWatchOptions
     after: since === undefined ? undefined : since.getTime() * 1000,
     headers: { ...common.metadata, ...given },
   };
+}
+
+/** ReadVersionOptions checked once, with every default filled in. */
+export interface ResolvedReadOptions extends ResolvedCommon {
+  readonly version: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const READ_KNOWN = new Set([
+  'url',
+  'serviceId',
+  'version',
+  'apiKey',
+  'token',
+  'signal',
+  'logger',
+  'tls',
+  'instanceId',
+  'labels',
+]);
+
+/** Checks the options of readVersion once; throws INVALID_ARGUMENT naming the option. */
+export function resolveReadOptions(options: ReadVersionOptions): ResolvedReadOptions {
+  const failRead = failIn('readVersion');
+  const common = resolveCommon(options, READ_KNOWN, failRead);
+  checkLabel(options.version, failRead);
+  return { ...common, version: options.version, headers: common.metadata };
 }

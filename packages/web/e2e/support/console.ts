@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import {
   startTestServer,
@@ -7,37 +6,16 @@ import {
   type StartOptions,
   type TestServer,
 } from '@realtime-config/test-support/test-server';
+import { launchChromium } from '@realtime-config/test-support/chromium';
 import { TEST_CONSOLE_DIR_VARIABLE } from './console-dir.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM, launchChromium } from '@realtime-config/test-support/chromium';
 
 /**
  * How long a browser test waits for something to appear: generous, because the whole suite shares two
  * cores with the servers under test (a wait, never a measurement).
  */
 const PATIENCE_MS = 30_000;
-
-/** Debian's Chromium, headless; nothing here downloads a browser. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium); .ci/run does.`,
-    );
-  }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 export interface ConsoleUnderTest {
   readonly server: TestServer;

@@ -8,4 +8,6 @@ export { createGrpcGateway } from './grpc-gateway.js';
 export { StreamPresence } from './presence.js';
 export { StreamAdmission } from './stream-admission.js';
 export { Subscriptions } from './subscriptions.js';
-export { VersionSnapshots } from './version-snapshots.js';
+export { reaches, audienceOf, type Audience } from './event-batch.js';
+export { MAX_ID_CHARS, MAX_LABELS, MAX_LABELS_CHARS } from './stream-client.js';
+export { VersionSnapshots, type CurrentVersion } from './version-snapshots.js';

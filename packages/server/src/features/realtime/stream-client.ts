@@ -13,10 +13,13 @@ export interface StreamClient {
   readonly labels: ReadonlyArray<readonly [string, string]>;
 }
 
-const MAX_ID_CHARS = 200;
+/** The longest x-rc-instance-id (and OFREP targetingKey). */
+export const MAX_ID_CHARS = 200;
 const MAX_USER_AGENT_CHARS = 500;
-const MAX_LABELS_CHARS = 4096;
-const MAX_LABELS = 64;
+/** The longest x-rc-labels header (and the text of an OFREP context's labels). */
+export const MAX_LABELS_CHARS = 4096;
+/** The most labels an instance (or an OFREP context) declares. */
+export const MAX_LABELS = 64;
 const NO_LABELS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
 
 /**

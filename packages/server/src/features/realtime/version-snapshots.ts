@@ -31,6 +31,14 @@ interface Snapshot {
   readonly stopListening: () => void;
 }
 
+/** A version's live entries as GetConfig answers them (VersionSnapshots.current). */
+export interface CurrentVersion {
+  readonly versionId: string;
+  readonly entries: ReadonlyMap<string, EntryChange>;
+  /** The newest change applied, µs: changes whenever the entries do. */
+  readonly lastTimestamp: number;
+}
+
 const noAnswers = (): Record<Audience, Answer> => ({
   secrets: { response: undefined, frame: undefined },
   public: { response: undefined, frame: undefined },
@@ -78,6 +86,18 @@ export class VersionSnapshots {
   async getConfig(serviceId: string, label: string, withSecrets: boolean): Promise<GetConfigResponse> {
     const snapshot = await this.byLabel(serviceId, label);
     return snapshot ? this.responseOf(snapshot, audienceOf(withSecrets)) : EMPTY;
+  }
+
+  /**
+   * The live entries of a version by label, as kept in memory (secrets included: the caller filters
+   * them with `reaches`), with the version's id and its change clock; null when the service or
+   * version does not exist. The map is the snapshot's own: read it at once, do not keep it.
+   */
+  async current(serviceId: string, label: string): Promise<CurrentVersion | null> {
+    const snapshot = await this.byLabel(serviceId, label);
+    return snapshot
+      ? { versionId: snapshot.versionId, entries: snapshot.entries, lastTimestamp: snapshot.lastTimestamp }
+      : null;
   }
 
   /** The snapshot in the layout of the existing Konfigo SDKs: with the service and version ids. */

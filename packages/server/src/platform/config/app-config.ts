@@ -198,6 +198,8 @@ export interface AppConfig {
     /** Webhooks:RetrySchedule: seconds to wait after each failed attempt, one per retry. */
     readonly retrySchedule: readonly number[];
   };
+  /** Ofrep:AllowedOrigins, default none: the browser origins CORS admits on /ofrep/v1. */
+  readonly ofrep: { readonly allowedOrigins: readonly string[] };
   /** Validation:TimeoutSeconds, default 5: the wait for each validator's answer before a write. */
   readonly validation: { readonly timeoutSeconds: number };
   /**

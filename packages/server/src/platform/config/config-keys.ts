@@ -352,6 +352,11 @@ export const CONFIG_KEYS = {
     kind: { type: 'positive-number', default: 5 },
     doc: "how long the server waits for each validator's answer before a write (they are asked in parallel); no answer in time refuses the write (400, keyword `validator`). Validators reach the networks `Webhooks:AllowPrivateNetworks` allows (docs/validation.md)",
   },
+  'Ofrep:AllowedOrigins': {
+    kind: { type: 'list', default: [] },
+    docDefault: 'none',
+    doc: 'browser origins (`https://app.example.com`) that may call the OpenFeature evaluation endpoints under `/ofrep/v1` from a page (CORS, e.g. with `@openfeature/ofrep-web-provider`); none by default. Only `/ofrep/v1` answers them: the management API never grants CORS (docs/openfeature.md)',
+  },
   'Logging:Level': {
     kind: { type: 'choice', default: 'info', values: LOG_LEVELS },
     doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',

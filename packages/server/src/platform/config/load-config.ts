@@ -94,6 +94,7 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       retrySchedule: readRetrySchedule(reader),
     },
     validation: { timeoutSeconds: reader.read('Validation:TimeoutSeconds') },
+    ofrep: { allowedOrigins: readAllowedOrigins(reader) },
     secrets: readSecrets(reader, options.cwd),
     logging: { level: reader.read('Logging:Level') },
     warnings,
@@ -113,6 +114,25 @@ function readRetrySchedule(reader: ConfigReader): number[] {
     return [];
   }
   return seconds;
+}
+
+/** Ofrep:AllowedOrigins: each an origin as browsers send it (`https://app.example.com`, no path). */
+function readAllowedOrigins(reader: ConfigReader): string[] {
+  const items = reader.read('Ofrep:AllowedOrigins');
+  const bad = items.filter((item) => {
+    try {
+      return new URL(item).origin !== item;
+    } catch {
+      return true;
+    }
+  });
+  if (bad.length > 0) {
+    reader.problem(
+      `Ofrep:AllowedOrigins must list origins such as https://app.example.com (scheme, host and port only; got ${JSON.stringify(bad)})`,
+    );
+    return [];
+  }
+  return [...items];
 }
 
 function readSecrets(reader: ConfigReader, cwd: string): AppConfig['secrets'] {
