@@ -5279,6 +5279,240 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ofrep/v1/evaluate/flags/{key}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * OFREP: evaluate one flag (an entry) for a context
+     * @description A service API key (`authorization: Bearer rck_…`, `read` scope) names the service; `x-rc-version` names the version by label. A flag key is an entry key. Secret entries are FLAG_NOT_FOUND unless the key has the `secrets` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description The version label to evaluate, e.g. 1.0.0 */
+          'x-rc-version'?: string;
+        };
+        path: {
+          key: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description targetingKey plays the instance id, every other string attribute a label; others are ignored */
+            context?: {
+              /** @description The instance id targeting sees (section 15 of the contract) */
+              targetingKey?: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key: string;
+              /** @description Absent for DEFAULT (the entry has no value): use your default */
+              value?: unknown;
+              reason: 'STATIC' | 'TARGETING_MATCH' | 'SPLIT' | 'DEFAULT';
+              variant: string;
+              metadata: {
+                generation: number;
+                versionId: string;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key?: string;
+              /** @description FLAG_NOT_FOUND, PARSE_ERROR, INVALID_CONTEXT or GENERAL */
+              errorCode: string;
+              errorDetails: string;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key?: string;
+              /** @description FLAG_NOT_FOUND, PARSE_ERROR, INVALID_CONTEXT or GENERAL */
+              errorCode: string;
+              errorDetails: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ofrep/v1/evaluate/flags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * OFREP: evaluate every flag of a version for a context
+     * @description As the single evaluation, for every entry the key may read. Answers an `ETag`; a request whose `If-None-Match` names the current one answers 304 without a body. An unknown version answers no flags.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description The version label to evaluate, e.g. 1.0.0 */
+          'x-rc-version'?: string;
+          /** @description The ETag of an earlier answer */
+          'if-none-match'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description targetingKey plays the instance id, every other string attribute a label; others are ignored */
+            context?: {
+              /** @description The instance id targeting sees (section 15 of the contract) */
+              targetingKey?: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              flags: (
+                | {
+                    key: string;
+                    /** @description Absent for DEFAULT (the entry has no value): use your default */
+                    value?: unknown;
+                    reason: 'STATIC' | 'TARGETING_MATCH' | 'SPLIT' | 'DEFAULT';
+                    variant: string;
+                    metadata: {
+                      generation: number;
+                      versionId: string;
+                    };
+                  }
+                | {
+                    key?: string;
+                    /** @description FLAG_NOT_FOUND, PARSE_ERROR, INVALID_CONTEXT or GENERAL */
+                    errorCode: string;
+                    errorDetails: string;
+                  }
+              )[];
+              metadata: {
+                versionId?: string;
+              };
+            };
+          };
+        };
+        /** @description Not modified: the answer is the one If-None-Match names */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key?: string;
+              /** @description FLAG_NOT_FOUND, PARSE_ERROR, INVALID_CONTEXT or GENERAL */
+              errorCode: string;
+              errorDetails: string;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/tokens': {
     parameters: {
       query?: never;
