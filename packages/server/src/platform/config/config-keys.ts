@@ -272,15 +272,15 @@ export const CONFIG_KEYS = {
   },
   'Authorization:Policies:canAll': {
     kind: { type: 'list', default: ['admin'] },
-    doc: 'roles with full access',
+    doc: 'roles given **Administer**: create and delete services, manage users, act as an owner of every service',
   },
   'Authorization:Policies:canChange': {
     kind: { type: 'list', default: ['developer'] },
-    doc: 'roles that may set values; canAll roles are always included',
+    doc: 'roles given **Change values**: see every service, change values where an editor or owner; roles of `canAll` always included',
   },
   'Authorization:Policies:canReveal': {
     kind: { type: 'list', default: ['admin'] },
-    doc: 'roles that may read secret values: reveal one, export with `includeSecrets`, receive secrets over gRPC with a personal or Jwt token, create API keys with the `secrets` scope',
+    doc: 'roles given **Reveal secrets**: read secret values (reveal one, export with `includeSecrets`, receive secrets over gRPC with a personal or Jwt token, create API keys with the `secrets` scope)',
   },
   'Authorization:RoleClaimTypes': {
     kind: { type: 'list', default: ['role', 'roles', 'groups', 'name'] },
