@@ -1,6 +1,10 @@
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
@@ -48,7 +52,13 @@ describe.each(oneDatabaseKind)('OFREP through the official OpenFeature provider 
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ kind, args: [`--Ofrep:AllowedOrigins=${ALLOWED}`] });
+    // A secret entry needs a master key (on PostgreSQL there is no data folder to make one in).
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
+    createMasterKeyFile(keyFile);
+    server = await startTestServer({
+      kind,
+      args: [`--Ofrep:AllowedOrigins=${ALLOWED}`, `--Secrets:MasterKeyFile=${keyFile}`],
+    });
     admin = await server.admin();
     serviceId = (await admin.post('/api/services', { name: 'ofrep' })).body.id;
     versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: VERSION })).body.id;
