@@ -38,6 +38,12 @@ export function entryAnswer(e: EntryRecord, cipher: SecretCipher, options: { red
     isSecret: e.isSecret,
     schema: e.schema,
     hasValue: e.rawValue !== null || e.unreadable === true,
+    // An override's value is a value of the entry: shown, or redacted, as the entry's is.
+    overrides: e.overrides.map((o) =>
+      hidden
+        ? { labels: o.labels, ...redactedValue(cipher, o.rawValue, o.unreadable) }
+        : { labels: o.labels, rawValue: o.rawValue },
+    ),
     ...(hidden
       ? { redacted: true as const, fingerprint: redactedValue(cipher, e.rawValue, e.unreadable).fingerprint }
       : {}),

@@ -46,6 +46,7 @@ export { requireSchema, valuesRefused, violationsOf, type CheckedEntry } from '.
 export { FOLLOWER_READ_ONLY, followerWriteRefused, type InstanceRole, type WalPositions } from './follower.js';
 export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
+export { overridesView } from './entry-audit.js';
 export {
   actorOf,
   apiKeyActor,
@@ -96,6 +97,21 @@ export {
   type SecretCipher,
   type SecretStore,
 } from './secrets.js';
+export {
+  labelsMatch,
+  matchingOverride,
+  MAX_OVERRIDES,
+  parseLabels,
+  requireValidOverrides,
+  resolutionKey,
+  resolveEntry,
+  UNTARGETED,
+  type EntryOverride,
+  type ResolvedEntry,
+  type ResolvedSource,
+  type TargetedEntry,
+  type TargetedInstance,
+} from './targeting.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
 export {

@@ -46,6 +46,7 @@ export function plannedChanges(
     id: at.ids.newId(),
     versionId: at.versionId,
     ...entry,
+    overrides: entry.overrides ?? [],
     generation: (before?.generation ?? 0) + (before ? 2 : 1),
     createdAt: at.now,
     updatedAt: at.now,
