@@ -1,4 +1,4 @@
-import { AppError, type FieldErrors } from '../platform/errors.js';
+import { AppError } from '../platform/errors.js';
 import { dictionary } from '../platform/dictionary.js';
 import { checkValue } from '../protocol.js';
 
@@ -109,7 +109,7 @@ export function requireValidOverrides(
   overrides: readonly EntryOverride[],
   field = 'overrides',
 ): void {
-  const errors: FieldErrors = dictionary<string[]>();
+  const errors = dictionary<string[]>();
   const add = (at: string, problem: string) => (errors[at] ??= []).push(problem);
   if (overrides.length > MAX_OVERRIDES) add(field, `at most ${MAX_OVERRIDES} overrides, got ${overrides.length}`);
   overrides.forEach((o, i) => {

@@ -1,0 +1,172 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeNotice } from '../../core/index.js';
+import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+
+const STRING = 1;
+const NUMBER = 6;
+
+describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
+  let server: TestServer;
+  let database: TestDatabase;
+  let bytes: () => Buffer;
+  let admin: ApiClient;
+  let developer: ApiClient;
+  let serviceId: string;
+  let versionId: string;
+  let base: string;
+
+  beforeAll(async () => {
+    const scannable = await scannableDatabase(kind);
+    database = scannable.db;
+    bytes = scannable.bytes;
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
+    createMasterKeyFile(keyFile);
+    server = await startTestServer({ database, args: [`--Secrets:MasterKeyFile=${keyFile}`] });
+    admin = await server.admin();
+    developer = await server.userWithRole('override-dev', 'developer');
+    serviceId = (await admin.post('/api/services', { name: 'overrides-suite' })).body.id;
+    const member = await admin.post(`/api/services/${serviceId}/members`, { userId: 'override-dev', role: 'editor' });
+    expect(member.status, member.text).toBeLessThan(300);
+    versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1.0' })).body.id;
+    base = `/api/configentries/${serviceId}/${versionId}`;
+  });
+  afterAll(async () => {
+    await server.close();
+    await database.drop();
+  });
+
+  const create = async (body: Record<string, unknown>) => {
+    const res = await admin.post(base, body);
+    expect(res.status, res.text).toBe(201);
+    return res.body as { id: string; generation: number };
+  };
+  const noticesDuring = async (fn: () => Promise<unknown>): Promise<ChangeNotice[]> => {
+    await server.flushChanges();
+    const seen: ChangeNotice[] = [];
+    const stop = server.internals.hub.subscribe(versionId, (n) => seen.push(n));
+    try {
+      await fn();
+      await server.flushChanges();
+    } finally {
+      stop();
+    }
+    return seen;
+  };
+  const resolve = async (query: string) => {
+    const res = await developer.get(`/api/configversions/${serviceId}/${versionId}/resolve${query}`);
+    expect(res.status, res.text).toBe(200);
+    return res.body.entries as Array<Record<string, unknown>>;
+  };
+
+  it('sets overrides as a change of the entry: generation + 1, one event, audited OverridesSet', async () => {
+    const entry = await create({ key: 'Timeout', valueType: NUMBER, rawValue: '30', schema: { maximum: 100 } });
+    const overrides = [
+      { labels: { region: 'eu' }, rawValue: '45' },
+      { labels: { tier: 'gold' }, rawValue: '60' },
+    ];
+    let res: Awaited<ReturnType<ApiClient['put']>> | undefined;
+    const notices = await noticesDuring(async () => {
+      res = await developer.put(`${base}/${entry.id}/overrides`, { overrides, generation: entry.generation });
+    });
+    expect(res?.status, res?.text).toBe(200);
+    expect(res?.body).toMatchObject({ rawValue: '30', generation: entry.generation + 1, overrides });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.entries).toEqual([
+      expect.objectContaining({ key: 'Timeout', value: '30', generation: entry.generation + 1, overrides }),
+    ]);
+    const listed = (await developer.get(base)).body as Array<{ key: string; overrides: unknown }>;
+    expect(listed.find((e) => e.key === 'Timeout')?.overrides).toEqual(overrides);
+    const audit = (await admin.post('/api/auditlogs/search', { serviceId, pageSize: 500 })).body.entities as any[];
+    const record = audit.find((a) => a.action === 'OverridesSet');
+    expect(record?.changes).toMatchObject({
+      before: { key: 'Timeout', overrides: [], generation: entry.generation },
+      after: { key: 'Timeout', overrides, generation: entry.generation + 1 },
+    });
+  });
+
+  it('answers what an instance with given labels resolves: first match in list order, else the value', async () => {
+    const timeout = (entries: Array<Record<string, unknown>>) => entries.find((e) => e.key === 'Timeout');
+    expect(timeout(await resolve(''))).toMatchObject({
+      rawValue: '30',
+      source: 'value',
+      overrideIndex: null,
+      rolloutId: null,
+    });
+    expect(timeout(await resolve('?labels=region%3Deu'))).toMatchObject({
+      rawValue: '45',
+      source: 'override',
+      overrideIndex: 0,
+    });
+    expect(timeout(await resolve('?labels=tier%3Dgold,region%3Deu&instanceId=i-1'))).toMatchObject({
+      rawValue: '45',
+      overrideIndex: 0,
+    });
+    expect(timeout(await resolve('?labels=tier%3Dgold,region%3Dus'))).toMatchObject({
+      rawValue: '60',
+      overrideIndex: 1,
+    });
+    const bad = await developer.get(`/api/configversions/${serviceId}/${versionId}/resolve?labels=region`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toMatch(/labels/);
+  });
+
+  it('refuses bad overrides with 400 or 409, changing nothing and sending no event', async () => {
+    const entry = (await developer.get(base)).body.find((e: { key: string }) => e.key === 'Timeout');
+    const put = (body: unknown) => developer.put(`${base}/${entry.id}/overrides`, body);
+    const fiftyOne = Array.from({ length: 51 }, (_, i) => ({ labels: { n: String(i) }, rawValue: '1' }));
+    const cases: Array<[unknown, number, RegExp]> = [
+      [{ overrides: fiftyOne, generation: entry.generation }, 400, /at most 50/],
+      [{ overrides: [{ labels: {}, rawValue: '1' }], generation: entry.generation }, 400, /at least one label/],
+      [{ overrides: [{ labels: { a: 'b' }, rawValue: 'abc' }], generation: entry.generation }, 400, /Timeout/],
+      [{ overrides: [{ labels: { a: 'b' }, rawValue: '500' }], generation: entry.generation }, 400, /override 1/],
+      [{ overrides: [], generation: entry.generation - 1 }, 409, /Generation mismatch/],
+    ];
+    for (const [body, status, detail] of cases) {
+      let res: Awaited<ReturnType<ApiClient['put']>> | undefined;
+      const notices = await noticesDuring(async () => {
+        res = await put(body);
+      });
+      expect(res?.status, res?.text).toBe(status);
+      expect(res?.text).toMatch(detail);
+      expect(notices).toEqual([]);
+    }
+    const schemaRefusal = await put({
+      overrides: [{ labels: { a: 'b' }, rawValue: '500' }],
+      generation: entry.generation,
+    });
+    expect(schemaRefusal.body.violations).toEqual([
+      expect.objectContaining({ key: 'Timeout', keyword: 'maximum', message: expect.stringMatching(/^override 1/) }),
+    ]);
+    const after = (await developer.get(base)).body.find((e: { key: string }) => e.key === 'Timeout');
+    expect(after).toEqual(entry);
+  });
+
+  it("keeps a secret entry's overrides sealed at rest and redacted in every answer, audit and event record", async () => {
+    const plain = `override-plaintext-${Date.now()}`;
+    const secret = await create({ key: 'Api:Key', valueType: STRING, rawValue: 'the-value', isSecret: true });
+    const res = await developer.put(`${base}/${secret.id}/overrides`, {
+      overrides: [{ labels: { region: 'eu' }, rawValue: plain }],
+      generation: secret.generation,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.overrides).toEqual([
+      { labels: { region: 'eu' }, rawValue: null, redacted: true, fingerprint: expect.stringMatching(/^[0-9a-f]+$/) },
+    ]);
+    const answers = [
+      res.text,
+      (await developer.get(base)).text,
+      (await developer.get(`/api/configversions/${serviceId}/${versionId}/resolve?labels=region%3Deu`)).text,
+      (await admin.post('/api/auditlogs/search', { serviceId, pageSize: 500 })).text,
+      (await developer.get(`${base}/${secret.id}/history`)).text,
+    ];
+    for (const answer of answers) expect(answer).not.toContain(plain);
+    const resolved = (await resolve('?labels=region%3Deu')).find((e) => e.key === 'Api:Key');
+    expect(resolved).toMatchObject({ source: 'override', rawValue: null, redacted: true });
+    expect(bytes().includes(Buffer.from(plain))).toBe(false);
+  });
+});
