@@ -5,7 +5,7 @@ import {
   timestampFromMicros,
   type SubscriptionEvent,
 } from '../../protocol.js';
-import type { Audience, EntryChange } from '../../core/index.js';
+import { resolveEntry, type Audience, type EntryChange, type TargetedInstance } from '../../core/index.js';
 import { grpcFrame } from './grpc-message.js';
 
 /**
@@ -21,6 +21,32 @@ export const audienceOf = (withSecrets: boolean): Audience => (withSecrets ? 'se
 export function reaches(change: EntryChange, audience: Audience): boolean {
   if (!change.isSecret) return true;
   return audience === 'secrets' && !change.unreadable;
+}
+
+/** Whether any change carries overrides: only then can what instances receive differ. */
+export const anyTargeted = (changes: readonly EntryChange[]): boolean => changes.some((c) => c.overrides);
+
+/**
+ * A change as one instance receives it: its value resolved for the instance (core's resolveEntry),
+ * without the overrides, so that no encoding ever holds a value resolved for other labels.
+ */
+export function resolvedChange(change: EntryChange, instance: TargetedInstance): EntryChange {
+  if (!change.overrides) return change;
+  const resolved = resolveEntry(
+    { rawValue: change.value, generation: change.generation, overrides: change.overrides },
+    instance,
+  );
+  const { overrides: _overrides, ...rest } = change;
+  return {
+    ...rest,
+    value: resolved.rawValue,
+    ...(resolved.unreadable ? { unreadable: true } : {}),
+  };
+}
+
+/** Changes as one instance receives them (the same array when none has overrides). */
+export function resolvedChanges(changes: readonly EntryChange[], instance: TargetedInstance): readonly EntryChange[] {
+  return anyTargeted(changes) ? changes.map((c) => resolvedChange(c, instance)) : changes;
 }
 
 /**

@@ -59,3 +59,14 @@ export function targetOf(client: StreamClient | undefined): TargetedInstance {
   if (!client || (client.instanceId === null && client.labels.length === 0)) return UNTARGETED;
   return { instanceId: client.instanceId, labels: new Map(client.labels) };
 }
+
+/**
+ * The instance a unary call comes from (GetConfig): x-rc-instance-id and x-rc-labels, as a stream's;
+ * INVALID_ARGUMENT when malformed. A call without them resolves every entry to its value.
+ */
+export function instanceFrom(header: (name: string) => string | undefined): TargetedInstance {
+  const instanceId = identifier(header('x-rc-instance-id'), 'x-rc-instance-id');
+  const labels = parseLabels(header('x-rc-labels'));
+  if (instanceId === null && labels.length === 0) return UNTARGETED;
+  return { instanceId, labels: new Map(labels) };
+}
