@@ -71,7 +71,7 @@ describe.each(databaseKinds)('overrides on GetConfig and the streams (%s)', (kin
     rows.filter((r) => r.key === 'Timeout').map((r) => [r.value, r.generation]);
   const received = (name: Name) => timeoutOf((streams.get(name) as Subscription).configEvents.map(rowOf));
   const untilEach = (predicate: (name: Name) => boolean) =>
-    Promise.all([...streams.keys()].map((name) => streams.get(name)?.until(() => predicate(name))));
+    Promise.all([...streams].map(([name, stream]) => stream.until(() => predicate(name))));
 
   it('answers GetConfig with the first override an instance matches, else the value', async () => {
     await setOverrides([
