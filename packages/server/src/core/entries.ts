@@ -71,6 +71,8 @@ export interface EntryStore {
     changes: readonly {
       id: string;
       rawValue: string | null;
+      /** The entry's overrides after the change (written again with the value). */
+      overrides: readonly EntryOverride[];
       isSecret: boolean;
       generation: number;
       changedAt: number;

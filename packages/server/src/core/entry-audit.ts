@@ -38,8 +38,15 @@ export function auditChanges(action: EntryAction, before: EntryRecord | null, af
       return { before: valueOf(before, secret.before), after: valueOf(after, secret.after) };
     }
     case 'OverridesSet': {
+      // With the value the entry keeps, so history and restores read each record's value as they do a value set's.
       const overridesOf = (e: EntryRecord | null, sealed: boolean) =>
-        e && { key: e.key, overrides: overridesView(e.overrides, sealed), generation: e.generation };
+        e && {
+          key: e.key,
+          rawValue: e.rawValue,
+          overrides: overridesView(e.overrides, sealed),
+          generation: e.generation,
+          ...marked(sealed),
+        };
       return { before: overridesOf(before, secret.before), after: overridesOf(after, secret.after) };
     }
     case 'Created':

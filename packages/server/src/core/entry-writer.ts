@@ -164,15 +164,26 @@ export class EntryWriter {
    * after, in the order given.
    */
   async setValues(
-    changes: readonly { readonly before: EntryRecord; readonly rawValue: string | null }[],
+    changes: readonly {
+      readonly before: EntryRecord;
+      readonly rawValue: string | null;
+      /** New overrides with the value (an import's); absent: the entry keeps its own. */
+      readonly overrides?: readonly EntryOverride[];
+    }[],
     action: EntryAction = 'ValueSet',
   ): Promise<EntryRecord[]> {
-    const afters = changes.map(({ before, rawValue }) => this.next(before, { rawValue }));
-    for (const after of afters) this.check(after, after.rawValue);
+    const afters = changes.map(({ before, rawValue, overrides }) =>
+      this.next(before, { rawValue, overrides: overrides ?? before.overrides }),
+    );
+    for (const after of afters) {
+      this.check(after, after.rawValue);
+      this.checkOverrides(after, after.overrides);
+    }
     await this.ctx.entries.setValues(
       afters.map((after) => ({
         id: after.id,
         rawValue: after.rawValue,
+        overrides: after.overrides,
         isSecret: after.isSecret,
         generation: after.generation,
         changedAt: this.timestamp,

@@ -44,7 +44,14 @@ export type { Audience, NewestChanges } from './audience.js';
 export type { EntryMetadata, EntryRecord, EntrySchema, EntryStore, NewEntry } from './entries.js';
 export { requireSchema, valuesRefused, violationsOf, type CheckedEntry } from './entry-schemas.js';
 export { FOLLOWER_READ_ONLY, followerWriteRefused, type InstanceRole, type WalPositions } from './follower.js';
-export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
+export {
+  entryAnswer,
+  overridesAnswer,
+  redactSecrets,
+  secretSides,
+  valueAnswer,
+  type EntryAnswer,
+} from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
 export { overridesView } from './entry-audit.js';
 export {

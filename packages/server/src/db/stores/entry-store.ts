@@ -217,11 +217,18 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
       const rows = changes.map((c) => ({
         id: c.id,
         raw_value: storedValue(cipher, c.rawValue, c.isSecret),
+        overrides: storedOverrides(cipher, c.overrides, c.isSecret),
         generation: c.generation,
         changed_at: c.changedAt,
       }));
-      const v = jsonRows(dialect, rows, { id: 'text', raw_value: 'text', generation: 'integer', changed_at: 'bigint' });
-      await sql`update entries set raw_value = v.raw_value, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+      const v = jsonRows(dialect, rows, {
+        id: 'text',
+        raw_value: 'text',
+        overrides: 'text',
+        generation: 'integer',
+        changed_at: 'bigint',
+      });
+      await sql`update entries set raw_value = v.raw_value, overrides = v.overrides, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
         db,
       );
     },

@@ -169,4 +169,61 @@ describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
     expect(resolved).toMatchObject({ source: 'override', rawValue: null, redacted: true });
     expect(bytes().includes(Buffer.from(plain))).toBe(false);
   });
+
+  it('carries overrides through an export and an import, into a new version and back onto an entry', async () => {
+    const exported = await admin.get(`/api/configversions/${serviceId}/${versionId}/export?format=json`);
+    expect(exported.status, exported.text).toBe(200);
+    const file = JSON.parse(exported.text);
+    expect(file.entries.Timeout.overrides).toEqual([
+      { labels: { region: 'eu' }, rawValue: '45' },
+      { labels: { tier: 'gold' }, rawValue: '60' },
+    ]);
+    const copy = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '2.0' })).body.id;
+    const imported = await admin.post(
+      `/api/configversions/${serviceId}/${copy}/import?format=json&createMissing=true&dryRun=false`,
+      file,
+    );
+    expect(imported.status, imported.text).toBe(200);
+    const copied = (await admin.get(`/api/configentries/${serviceId}/${copy}`)).body.find(
+      (e: { key: string }) => e.key === 'Timeout',
+    );
+    expect(copied.overrides).toEqual(file.entries.Timeout.overrides);
+
+    // Onto an existing entry: the file's overrides replace the entry's, in one change of it.
+    file.entries.Timeout.overrides = [{ labels: { region: 'us' }, rawValue: '20' }];
+    const again = await admin.post(`/api/configversions/${serviceId}/${copy}/import?format=json&dryRun=false`, file);
+    expect(again.status, again.text).toBe(200);
+    const updated = (await admin.get(`/api/configentries/${serviceId}/${copy}`)).body.find(
+      (e: { key: string }) => e.key === 'Timeout',
+    );
+    expect(updated).toMatchObject({ overrides: file.entries.Timeout.overrides, generation: copied.generation + 1 });
+
+    // An override that does not fit the entry refuses the import and changes nothing.
+    file.entries.Timeout.overrides = [{ labels: { region: 'us' }, rawValue: 'not a number' }];
+    const refused = await admin.post(`/api/configversions/${serviceId}/${copy}/import?format=json&dryRun=false`, file);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.text).toContain('Timeout');
+    const unchanged = (await admin.get(`/api/configentries/${serviceId}/${copy}`)).body.find(
+      (e: { key: string }) => e.key === 'Timeout',
+    );
+    expect(unchanged).toEqual(updated);
+  });
+
+  it("shows overrides in an entry's history and restores them with the value", async () => {
+    const entry = (await developer.get(base)).body.find((e: { key: string }) => e.key === 'Timeout');
+    const history = (await developer.get(`${base}/${entry.id}/history`)).body.entities as any[];
+    const set = history.find((h) => h.action === 'OverridesSet');
+    expect(set).toMatchObject({ value: '30', overrides: entry.overrides });
+    const created = history.find((h) => h.action === 'Created');
+    expect(created.overrides).toEqual([]);
+    // Back to the moment before the overrides were set.
+    const at = new Date(Math.floor(set.timestampMicros / 1000) - 1).toISOString();
+    const restore = (body: object) => admin.post(`${base}/restore`, { at, keys: ['Timeout'], ...body });
+    const dry = await restore({});
+    expect(dry.status, dry.text).toBe(200);
+    const applied = await restore({ dryRun: false, basedOn: dry.body.basedOn });
+    expect(applied.status, applied.text).toBe(200);
+    const restored = (await developer.get(base)).body.find((e: { key: string }) => e.key === 'Timeout');
+    expect(restored).toMatchObject({ rawValue: '30', overrides: [], generation: entry.generation + 1 });
+  });
 });

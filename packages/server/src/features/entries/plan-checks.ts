@@ -59,7 +59,13 @@ export function plannedChanges(
     switch (change.kind) {
       case 'set': {
         if (!before) return [];
-        const after = { ...before, rawValue: change.rawValue, generation: before.generation + 1, changedAt: at.now };
+        const after = {
+          ...before,
+          rawValue: change.rawValue,
+          overrides: change.overrides ?? before.overrides,
+          generation: before.generation + 1,
+          changedAt: at.now,
+        };
         return [{ action, before, after }];
       }
       case 'delete':
