@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -13,6 +16,7 @@ import {
 } from '@realtime-config/test-support/realtime-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 
 /** Overrides by label on GetConfig and the streams (docs/targeting.md), with raw gRPC clients. */
 
@@ -43,7 +47,9 @@ describe.each(databaseKinds)('overrides on GetConfig and the streams (%s)', (kin
   const streams = new Map<Name, Subscription>();
 
   beforeAll(async () => {
-    server = await startTestServer({ kind });
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
+    createMasterKeyFile(keyFile);
+    server = await startTestServer({ kind, args: [`--Secrets:MasterKeyFile=${keyFile}`] });
     admin = await server.admin();
     grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);
     serviceId = (await admin.post('/api/services', { name: 'targeting' })).body.id;
@@ -157,6 +163,53 @@ describe.each(databaseKinds)('overrides on GetConfig and the streams (%s)', (kin
       expect(timeoutOf(resumed.configEvents.map(rowOf))).toEqual([['99', timeout.generation]]);
     } finally {
       resumed.cancel();
+    }
+  });
+
+  it("sends a secret's override only to streams that receive secrets, resolved for their labels", async () => {
+    const plain = `secret-override-${Date.now()}`;
+    const created = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+      key: 'Api:Key',
+      valueType: ValueType.STRING,
+      rawValue: 'the-value',
+      isSecret: true,
+    });
+    expect(created.status, created.text).toBe(201);
+    const apiKey = (
+      await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'secrets', scopes: ['read', 'secrets'] })
+    ).body.key as string;
+    const withKey = (labels: string) => {
+      const metadata = metadataOf(labels);
+      metadata.set('authorization', `Bearer ${apiKey}`);
+      return metadata;
+    };
+    const publicEu = grpcClient.subscribe({ serviceId, versionId }, metadataOf('region=eu'));
+    const secretsEu = grpcClient.subscribe({ serviceId, versionId }, withKey('region=eu'));
+    const secretsUs = grpcClient.subscribe({ serviceId, versionId }, withKey('region=us'));
+    const all = [publicEu, secretsEu, secretsUs];
+    try {
+      await Promise.all(all.map((s) => s.until(() => s.configEvents.some((e) => e.key === 'Timeout'))));
+      const res = await admin.put(`/api/configentries/${serviceId}/${versionId}/${created.body.id}/overrides`, {
+        overrides: [{ labels: { region: 'eu' }, rawValue: plain }],
+        generation: created.body.generation,
+      });
+      expect(res.status, res.text).toBe(200);
+      // A later change every stream receives: after it, nothing of the override can still be on its way.
+      await setValue(admin, serviceId, versionId, timeout, '32');
+      const last = timeout.generation;
+      await Promise.all(
+        all.map((s) => s.until(() => s.configEvents.some((e) => e.key === 'Timeout' && e.generation === last))),
+      );
+      const apiKeys = (s: Subscription) => s.configEvents.filter((e) => e.key === 'Api:Key').map((e) => e.value);
+      expect(apiKeys(publicEu)).toEqual([]);
+      expect(publicEu.configEvents.map((e) => e.value)).not.toContain(plain);
+      expect(apiKeys(secretsEu).at(-1)).toBe(plain);
+      expect(apiKeys(secretsUs).at(-1)).toBe('the-value');
+      expect(apiKeys(secretsUs)).not.toContain(plain);
+      const answer = await grpcClient.getConfig({ serviceId, version: '1.0.0' }, metadataOf('region=eu'));
+      expect(answer.entries.map((e) => e.key)).not.toContain('Api:Key');
+    } finally {
+      for (const s of all) s.cancel();
     }
   });
 });
