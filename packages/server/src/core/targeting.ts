@@ -175,7 +175,8 @@ export function parseLabels(
 /**
  * A key naming what an instance resolves for a set of entries (the override index of each entry
  * that has overrides): instances with equal keys get the same values, so they share one encoding.
- * Null when the instance matches no override of any of them (it gets the entries' values).
+ * Null when the instance matches no override of any of them (it gets the entries' values). It
+ * reads labels only: whatever else `resolveEntry` comes to read of an instance must enter it too.
  */
 export function resolutionKey(
   targeted: readonly { readonly overrides?: readonly EntryOverride[] }[],

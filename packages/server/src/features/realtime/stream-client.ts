@@ -54,10 +54,25 @@ export function streamClientOf(header: (name: string) => string | undefined, add
   };
 }
 
+/**
+ * Streams with the same labels share one map of them, so a change resolved for a set of labels is
+ * resolved once for all their streams (Subscriptions.flush). Bounded: when full it starts again.
+ */
+const labelSets = new Map<string, ReadonlyMap<string, string>>();
+function labelSetOf(labels: ReadonlyArray<readonly [string, string]>): ReadonlyMap<string, string> {
+  const key = labels.map(([k, v]) => `${k}\u0000${v}`).join('\u0001');
+  const known = labelSets.get(key);
+  if (known) return known;
+  if (labelSets.size >= INTERNED_MAX) labelSets.clear();
+  const made = new Map(labels);
+  labelSets.set(key, made);
+  return made;
+}
+
 /** The instance a client is, as targeting resolves values for it (core's resolveEntry). */
 export function targetOf(client: StreamClient | undefined): TargetedInstance {
   if (!client || (client.instanceId === null && client.labels.length === 0)) return UNTARGETED;
-  return { instanceId: client.instanceId, labels: new Map(client.labels) };
+  return { instanceId: client.instanceId, labels: labelSetOf(client.labels) };
 }
 
 /**

@@ -1,5 +1,4 @@
 import {
-  resolutionKey,
   type ChangeHub,
   type ChangeNotice,
   type EntryChange,
@@ -10,7 +9,7 @@ import { AppError } from '../../platform/errors.js';
 import { CONSOLE_SDK } from '../../protocol.js';
 import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
-import { anyTargeted, EventBatch, resolvedChanges, type Audience } from './event-batch.js';
+import { anyTargeted, EventBatch, resolvedChanges, targetedBatches, type Audience } from './event-batch.js';
 import type { PresentStream, StreamPresence } from './presence.js';
 import { StreamAdmission, type AdmissionTicket, type StreamOrigin } from './stream-admission.js';
 import { targetOf, type StreamClient } from './stream-client.js';
@@ -222,18 +221,7 @@ export class Subscriptions {
     const all = entries.length > 0 ? new EventBatch(entries) : undefined;
     const shared = { secrets: all?.for('secrets') ?? undefined, public: all?.for('public') ?? undefined };
     // With overrides, streams whose instances resolve alike share a batch, encoded once per group.
-    const targeted = anyTargeted(entries) ? entries.filter((e) => e.overrides) : null;
-    const groups = new Map<string, EventBatch | undefined>();
-    const batchOf = (subscriber: Subscriber): EventBatch | undefined => {
-      const key = targeted && resolutionKey(targeted, subscriber.target.labels);
-      if (!key) return shared[subscriber.audience];
-      const group = `${subscriber.audience}\n${key}`;
-      if (!groups.has(group)) {
-        const resolved = new EventBatch(resolvedChanges(entries, subscriber.target));
-        groups.set(group, resolved.for(subscriber.audience) ?? undefined);
-      }
-      return groups.get(group);
-    };
+    const batchOf = anyTargeted(entries) ? targetedBatches(entries, shared) : null;
     let delivered = 0;
     for (const subscriber of channel.subscribers) {
       if (subscriber.buffered) {
@@ -242,7 +230,7 @@ export class Subscriptions {
         this.deliverTo(versionId, subscriber, notices); // just caught up: some of these it has
       } else {
         subscriber.lastTimestamp = newest;
-        const batch = batchOf(subscriber);
+        const batch = batchOf ? batchOf(subscriber) : shared[subscriber.audience];
         if (!batch) continue;
         if (subscriber.sink.deliver(batch)) {
           delivered += batch.entries.length;
