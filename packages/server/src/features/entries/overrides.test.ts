@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeNotice } from '../../core/index.js';
 import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
@@ -225,5 +226,24 @@ describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
     expect(applied.status, applied.text).toBe(200);
     const restored = (await developer.get(base)).body.find((e: { key: string }) => e.key === 'Timeout');
     expect(restored).toMatchObject({ rawValue: '30', overrides: [], generation: entry.generation + 1 });
+  });
+
+  it('seals the overrides of an entry that turns secret, with every earlier copy of them', async () => {
+    const plain = `turned-secret-${Date.now()}`;
+    const entry = await create({ key: 'Db:Password', valueType: STRING, rawValue: 'x' });
+    const set = await developer.put(`${base}/${entry.id}/overrides`, {
+      overrides: [{ labels: { region: 'eu' }, rawValue: plain }],
+      generation: entry.generation,
+    });
+    expect(set.status, set.text).toBe(200);
+    const secret = await admin.put(`${base}/${entry.id}`, { isSecret: true, generation: set.body.generation });
+    expect(secret.status, secret.text).toBe(200);
+    expect(secret.body.overrides).toEqual([
+      { labels: { region: 'eu' }, rawValue: null, redacted: true, fingerprint: expect.any(String) },
+    ]);
+    // What SQLite's write-ahead log still holds reaches the database file (secure_delete zeroes the rest).
+    if (kind === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(server.internals.database.db);
+    expect(bytes().includes(Buffer.from(plain))).toBe(false);
+    expect((await developer.get(`${base}/${entry.id}/history`)).text).not.toContain(plain);
   });
 });
