@@ -210,17 +210,15 @@ describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
     expect(unchanged).toEqual(updated);
 
     // A copy from another version brings the overrides with the value; then the two compare equal.
-    const copyFrom = (dryRun: boolean) =>
-      admin.post(`/api/configversions/${serviceId}/${copy}/import?dryRun=${dryRun}`, {
-        fromVersionId: versionId,
-        keys: ['Timeout'],
-      });
     const differing = await admin.get(`/api/configversions/${serviceId}/compare?base=${versionId}&target=${copy}`);
     expect(differing.body.differences.find((d: { key: string }) => d.key === 'Timeout')).toMatchObject({
       change: 'valueChanged',
       overridesChanged: true,
     });
-    const promoted = await copyFrom(false);
+    const promoted = await admin.post(`/api/configversions/${serviceId}/${copy}/import?dryRun=false`, {
+      fromVersionId: versionId,
+      keys: ['Timeout'],
+    });
     expect(promoted.status, promoted.text).toBe(200);
     const compared = await admin.get(`/api/configversions/${serviceId}/compare?base=${versionId}&target=${copy}`);
     expect(compared.body.differences.map((d: { key: string }) => d.key)).not.toContain('Timeout');
