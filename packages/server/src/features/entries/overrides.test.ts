@@ -199,6 +199,14 @@ describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
     );
     expect(updated).toMatchObject({ overrides: file.entries.Timeout.overrides, generation: copied.generation + 1 });
 
+    // A dry run marks an override whose value breaks the entry's schema, as it marks a value.
+    file.entries.Timeout.overrides = [{ labels: { region: 'us' }, rawValue: '500' }];
+    const dry = await admin.post(`/api/configversions/${serviceId}/${copy}/import?format=json`, file);
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.changes.find((c: { key: string }) => c.key === 'Timeout').violations).toEqual([
+      expect.objectContaining({ keyword: 'maximum', message: expect.stringMatching(/^override 1: /) }),
+    ]);
+
     // An override that does not fit the entry refuses the import and changes nothing.
     file.entries.Timeout.overrides = [{ labels: { region: 'us' }, rawValue: 'not a number' }];
     const refused = await admin.post(`/api/configversions/${serviceId}/${copy}/import?format=json&dryRun=false`, file);
