@@ -32,7 +32,7 @@ client.addHandler(ProviderEvents.Ready, show);
 client.addHandler(ProviderEvents.ConfigurationChanged, show);
 client.addHandler(ProviderEvents.Error, () => (statusOutput.value = 'error'));
 
-// Every visitor is a context: targetingKey plays the instance id of section 15 (overrides, rollouts).
+// Every visitor is a context: targetingKey plays the instance id that targeting sees (overrides by label).
 await OpenFeature.setContext({ targetingKey: settings.get('visitor') ?? crypto.randomUUID() });
 await OpenFeature.setProviderAndWait(provider);
 show();

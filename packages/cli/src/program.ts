@@ -4,6 +4,7 @@ import { browseCommands } from './commands/browse.js';
 import { fileCommands } from './commands/files.js';
 import { reviewCommands } from './commands/reviews.js';
 import { secretCommands } from './commands/secrets.js';
+import { targetingCommands } from './commands/targeting.js';
 import { tokenCommands } from './commands/tokens.js';
 import { validateCommand } from './commands/validate.js';
 import { valueCommands } from './commands/values.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   reviewCommands(program, globals);
   webhookCommands(program, globals);
   secretCommands(program, globals);
+  targetingCommands(program, globals);
   for (const command of program.commands) {
     command.exitOverride();
     command.showHelpAfterError('(add --help for usage)');

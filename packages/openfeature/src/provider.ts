@@ -27,7 +27,7 @@ export interface RealtimeConfigProviderOptions {
    * calls of contexts with a `targetingKey` use it. Add `secrets` to evaluate secret entries.
    */
   readonly apiKey?: string;
-  /** Labels of this process (section 15 targeting of the provider's own values), sent as `x-rc-labels`. */
+  /** Labels of this process (targeting of the provider's own values, docs/targeting.md), sent as `x-rc-labels`. */
   readonly labels?: Readonly<Record<string, string>>;
   /** How this process is named among the version's instances. @default `<hostname>:<pid>` */
   readonly instanceId?: string;

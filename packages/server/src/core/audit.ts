@@ -19,7 +19,9 @@ export type AuditAction =
   /** A secret value was shown (reveal, an export with secrets); the record holds no value. */
   | 'Revealed'
   /** A webhook's signing secret was replaced; the record names neither secret. */
-  | 'SecretRotated';
+  | 'SecretRotated'
+  /** An entry's overrides by label were set (docs/targeting.md). */
+  | 'OverridesSet';
 
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Created',
@@ -37,6 +39,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Withdrawn',
   'Revealed',
   'SecretRotated',
+  'OverridesSet',
 ];
 
 export interface AuditChanges {

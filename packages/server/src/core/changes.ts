@@ -1,4 +1,5 @@
 import type { EntryRecord } from './entries.js';
+import { resolveEntry, type EntryOverride, type ResolvedEntry, type TargetedInstance } from './targeting.js';
 
 /**
  * The change vocabulary: what a committed write tells the realtime streams, the GetConfig snapshots
@@ -20,6 +21,11 @@ export interface EntryChange {
   readonly isSecret?: boolean;
   /** A secret whose stored value cannot be decrypted: nobody receives it. */
   readonly unreadable?: boolean;
+  /**
+   * The entry's overrides, when it has any: each stream resolves the value its instance gets
+   * (core's resolveEntry) and never receives `value` or an override that is not its own.
+   */
+  readonly overrides?: readonly EntryOverride[];
 }
 
 /** An entry's current state (tombstones included) as a change event. */
@@ -33,6 +39,7 @@ export function entryChangeOf(entry: EntryRecord): EntryChange {
     timestamp: entry.changedAt,
     ...(entry.isSecret ? { isSecret: true } : {}),
     ...(entry.unreadable ? { unreadable: true } : {}),
+    ...(entry.overrides.length > 0 && !entry.deleted ? { overrides: entry.overrides } : {}),
   };
 }
 
@@ -81,4 +88,9 @@ export function createLocalChangeFeed(hub: { publish(notice: ChangeNotice): void
     start: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
+}
+
+/** What one instance gets of a changed entry (core's resolveEntry on the change's value and overrides). */
+export function resolveChange(change: EntryChange, instance: TargetedInstance): ResolvedEntry {
+  return resolveEntry({ rawValue: change.value, generation: change.generation, overrides: change.overrides }, instance);
 }

@@ -1,4 +1,5 @@
 import type { NewestChanges } from './audience.js';
+import type { EntryOverride } from './targeting.js';
 
 /** An entry's JSON Schema (draft 2020-12): the rules its typed value must meet (core's entry-schemas.ts). */
 export type EntrySchema = Readonly<Record<string, unknown>>;
@@ -26,6 +27,8 @@ export interface EntryRecord {
   readonly unreadable?: boolean;
   /** The rules its value must meet; null for none. */
   readonly schema: EntrySchema | null;
+  /** Values for instances by label (core's targeting.ts), first match wins; empty for none. */
+  readonly overrides: readonly EntryOverride[];
 }
 
 /** A new entry as its creator describes it (REST, a plan, a registration). */
@@ -40,6 +43,8 @@ export interface NewEntry {
   readonly groupDescription: string | null;
   readonly isSecret: boolean;
   readonly schema: EntrySchema | null;
+  /** Its overrides (an import's); none when absent. */
+  readonly overrides?: readonly EntryOverride[];
 }
 
 export type EntryMetadata = Pick<
@@ -66,12 +71,23 @@ export interface EntryStore {
     changes: readonly {
       id: string;
       rawValue: string | null;
+      /** The entry's overrides after the change (written again with the value). */
+      overrides: readonly EntryOverride[];
       isSecret: boolean;
       generation: number;
       changedAt: number;
     }[],
   ): Promise<void>;
-  setMetadata(id: string, change: EntryMetadata & { generation: number; changedAt: number }): Promise<void>;
+  /** New metadata; `overrides` are written again with it (sealed when the entry is, or turns, secret). */
+  setMetadata(
+    id: string,
+    change: EntryMetadata & { overrides: readonly EntryOverride[]; generation: number; changedAt: number },
+  ): Promise<void>;
+  /** New overrides of an entry; a secret's values are sealed by the store. */
+  setOverrides(
+    id: string,
+    change: { overrides: readonly EntryOverride[]; isSecret: boolean; generation: number; changedAt: number },
+  ): Promise<void>;
   /** Turns entries into tombstones (value null, deleted, generation and change time advanced) in one statement. */
   markDeleted(changes: readonly { id: string; generation: number; changedAt: number }[]): Promise<void>;
   /** Every entry of the version changed after the timestamp, tombstones included, in change order. */

@@ -38,6 +38,7 @@ export function entryAnswer(e: EntryRecord, cipher: SecretCipher, options: { red
     isSecret: e.isSecret,
     schema: e.schema,
     hasValue: e.rawValue !== null || e.unreadable === true,
+    overrides: overridesAnswer(e, cipher, hidden),
     ...(hidden
       ? { redacted: true as const, fingerprint: redactedValue(cipher, e.rawValue, e.unreadable).fingerprint }
       : {}),
@@ -46,6 +47,22 @@ export function entryAnswer(e: EntryRecord, cipher: SecretCipher, options: { red
 }
 
 export type EntryAnswer = ReturnType<typeof entryAnswer>;
+
+/**
+ * An entry's overrides as answers show them: each override's value is a value of the entry, shown,
+ * or redacted, as the entry's is (`hidden`: a secret's, or one to redact).
+ */
+export function overridesAnswer(
+  e: Pick<EntryRecord, 'overrides' | 'isSecret'>,
+  cipher: SecretCipher,
+  hidden = e.isSecret,
+) {
+  return e.overrides.map((o) =>
+    hidden
+      ? { labels: o.labels, ...redactedValue(cipher, o.rawValue, o.unreadable) }
+      : { labels: o.labels, rawValue: o.rawValue },
+  );
+}
 
 /**
  * One value as the answers that list values show it (`value`: history, compare, restore and import

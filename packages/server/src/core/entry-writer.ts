@@ -1,12 +1,12 @@
 import { AppError, type Violation } from '../platform/errors.js';
 import type { IdGenerator } from '../platform/ids.js';
-import type { AuditAction, AuditChanges, AuditRecord } from './audit.js';
-import { auditView } from './audit-view.js';
-import { secretSides } from './entry-answer.js';
+import type { AuditChanges, AuditRecord } from './audit.js';
+import { auditChanges, type EntryAction } from './entry-audit.js';
 import { entryChangeOf, type EntryChange } from './changes.js';
 import { digestOf, ValidationNeeded } from './checked-writes.js';
 import { requireSchema, valuesRefused, violationsOf } from './entry-schemas.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
+import type { EntryOverride } from './targeting.js';
 import type { Actor } from './identity.js';
 import type { WriteContext } from './stores.js';
 import type { ReportedEntryChange } from './webhooks.js';
@@ -17,12 +17,6 @@ import {
   type SizeChange,
   type VersionCaps,
 } from './version-caps.js';
-
-/** Actions an entry's audit record can name. */
-export type EntryAction = Extract<
-  AuditAction,
-  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported' | 'Promoted'
->;
 
 /** The refusal of a direct change of a protected version; it names the way that is open. */
 export function protectedVersion(label: string, serviceId: string, versionId: string): AppError {
@@ -49,7 +43,9 @@ function nextOf(before: EntryRecord, change: Partial<EntryRecord>, timestamp: nu
  * was deleted (core's versionDeletionNotice).
  */
 export const tombstoneOf = (before: EntryRecord, timestamp: number): EntryRecord =>
-  nextOf(before, { rawValue: null, deleted: true }, timestamp);
+  nextOf(before, { rawValue: null, overrides: [], deleted: true }, timestamp);
+
+export type { EntryAction };
 
 export interface EntryWriterOptions {
   readonly serviceId: string;
@@ -66,32 +62,6 @@ export interface EntryWriterOptions {
   readonly protectedVersion?: 'refuse' | 'allow';
   /** The change request a write applies, named in each entry's audit record. */
   readonly changeRequest?: AuditChanges['changeRequest'];
-}
-
-/**
- * How an entry's audit record shows a change: a value set only the value and generation, a
- * restore or import the whole entry before and after (null where there was none), a creation what
- * was created, a deletion what was deleted, a metadata update both sides.
- */
-function auditChanges(action: EntryAction, before: EntryRecord | null, after: EntryRecord | null) {
-  // A secret's values are sealed in the audit log (the audit store seals what says isSecret), side
-  // by side as `secretSides` says: history and restores read from each value whether it was secret.
-  const secret = secretSides(before, after);
-  const marked = (sealed: boolean) => (sealed ? { isSecret: true } : {});
-  const view = (e: EntryRecord | null, sealed: boolean) => e && { ...auditView(e), ...marked(sealed) };
-  switch (action) {
-    case 'ValueSet': {
-      const valueOf = (e: EntryRecord | null, sealed: boolean) =>
-        e && { key: e.key, rawValue: e.rawValue, generation: e.generation, ...marked(sealed) };
-      return { before: valueOf(before, secret.before), after: valueOf(after, secret.after) };
-    }
-    case 'Created':
-      return { after: view(after, secret.after) };
-    case 'Deleted':
-      return { before: view(before, secret.before) };
-    default:
-      return { before: view(before, secret.before), after: view(after, secret.after) };
-  }
 }
 
 /**
@@ -165,10 +135,9 @@ export class EntryWriter {
     }
     for (const input of inputs) {
       const schema = requireSchema(input.schema, { key: input.key });
-      this.check(
-        { key: input.key, id: null, valueType: input.valueType, schema, isSecret: input.isSecret },
-        input.rawValue,
-      );
+      const checked = { key: input.key, id: null, valueType: input.valueType, schema, isSecret: input.isSecret };
+      this.check(checked, input.rawValue);
+      this.checkOverrides(checked, input.overrides ?? []);
     }
     const tombstones = inputs.flatMap((input) => rows.get(input.key) ?? []);
     await this.ctx.entries.purge(...tombstones.map((row) => row.id));
@@ -176,6 +145,7 @@ export class EntryWriter {
       id: this.ids.newId(),
       versionId,
       ...input,
+      overrides: input.overrides ?? [],
       generation: (rows.get(input.key)?.generation ?? 0) + 1,
       createdAt: this.timestamp,
       updatedAt: this.timestamp,
@@ -194,15 +164,26 @@ export class EntryWriter {
    * after, in the order given.
    */
   async setValues(
-    changes: readonly { readonly before: EntryRecord; readonly rawValue: string | null }[],
+    changes: readonly {
+      readonly before: EntryRecord;
+      readonly rawValue: string | null;
+      /** New overrides with the value (an import's); absent: the entry keeps its own. */
+      readonly overrides?: readonly EntryOverride[];
+    }[],
     action: EntryAction = 'ValueSet',
   ): Promise<EntryRecord[]> {
-    const afters = changes.map(({ before, rawValue }) => this.next(before, { rawValue }));
-    for (const after of afters) this.check(after, after.rawValue);
+    const afters = changes.map(({ before, rawValue, overrides }) =>
+      this.next(before, { rawValue, overrides: overrides ?? before.overrides }),
+    );
+    for (const after of afters) {
+      this.check(after, after.rawValue);
+      this.checkOverrides(after, after.overrides);
+    }
     await this.ctx.entries.setValues(
       afters.map((after) => ({
         id: after.id,
         rawValue: after.rawValue,
+        overrides: after.overrides,
         isSecret: after.isSecret,
         generation: after.generation,
         changedAt: this.timestamp,
@@ -223,14 +204,34 @@ export class EntryWriter {
     const after = this.next(before, { ...metadata, schema: requireSchema(metadata.schema, { key: before.key }) });
     // A new schema is checked against the value the entry keeps, as much as a new value against its schema.
     this.check(after, after.rawValue);
+    this.checkOverrides(after, after.overrides);
     if (metadata.isSecret && !before.isSecret) await this.ctx.secrets.sealHistoryOf(before);
     await this.ctx.entries.setMetadata(before.id, {
       ...metadata,
+      overrides: after.overrides,
       generation: after.generation,
       changedAt: this.timestamp,
     });
     await this.ctx.audit.append(this.auditRecord('Updated', before, after));
     this.record('Updated', before, after);
+    return after;
+  }
+
+  /**
+   * Gives an entry new overrides (docs/targeting.md): a change of the entry like a value set, one
+   * generation on, its override values checked like values, audited `OverridesSet`.
+   */
+  async setOverrides(before: EntryRecord, overrides: readonly EntryOverride[]): Promise<EntryRecord> {
+    const after = this.next(before, { overrides });
+    this.checkOverrides(after, overrides);
+    await this.ctx.entries.setOverrides(before.id, {
+      overrides,
+      isSecret: after.isSecret,
+      generation: after.generation,
+      changedAt: this.timestamp,
+    });
+    await this.ctx.audit.append(this.auditRecord('OverridesSet', before, after));
+    this.record('OverridesSet', before, after);
     return after;
   }
 
@@ -291,6 +292,16 @@ export class EntryWriter {
   /** Notes the rules a value breaks (the write goes on, so that one refusal names them all). */
   private check(entry: Parameters<typeof violationsOf>[0], rawValue: string | null): void {
     if (entry.schema !== null) this.violations.push(...violationsOf(entry, rawValue));
+  }
+
+  /** Notes the rules the overrides' values break, each violation naming its override. */
+  private checkOverrides(entry: Parameters<typeof violationsOf>[0], overrides: readonly EntryOverride[]): void {
+    if (entry.schema === null) return;
+    overrides.forEach((o, i) => {
+      for (const v of violationsOf(entry, o.rawValue)) {
+        this.violations.push({ ...v, message: `override ${i + 1}: ${v.message}` });
+      }
+    });
   }
 
   private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {

@@ -34,6 +34,7 @@ export { createChangeHub, type ChangeHub } from './change-hub.js';
 export {
   createLocalChangeFeed,
   entryChangeOf,
+  resolveChange,
   type ChangeFeed,
   type ChangeKind,
   type ChangeListener,
@@ -44,8 +45,16 @@ export type { Audience, NewestChanges } from './audience.js';
 export type { EntryMetadata, EntryRecord, EntrySchema, EntryStore, NewEntry } from './entries.js';
 export { requireSchema, valuesRefused, violationsOf, type CheckedEntry } from './entry-schemas.js';
 export { FOLLOWER_READ_ONLY, followerWriteRefused, type InstanceRole, type WalPositions } from './follower.js';
-export { entryAnswer, redactSecrets, secretSides, valueAnswer, type EntryAnswer } from './entry-answer.js';
+export {
+  entryAnswer,
+  overridesAnswer,
+  redactSecrets,
+  secretSides,
+  valueAnswer,
+  type EntryAnswer,
+} from './entry-answer.js';
 export { EntryWriter, protectedVersion, type EntryAction, type EntryWriterOptions } from './entry-writer.js';
+export { overridesView } from './entry-audit.js';
 export {
   actorOf,
   apiKeyActor,
@@ -96,6 +105,23 @@ export {
   type SecretCipher,
   type SecretStore,
 } from './secrets.js';
+export {
+  labelsMatch,
+  matchingOverride,
+  MAX_LABELS,
+  MAX_LABELS_CHARS,
+  MAX_OVERRIDES,
+  parseLabels,
+  requireValidOverrides,
+  resolutionKey,
+  resolveEntry,
+  UNTARGETED,
+  type EntryOverride,
+  type ResolvedEntry,
+  type ResolvedSource,
+  type TargetedEntry,
+  type TargetedInstance,
+} from './targeting.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
 export {

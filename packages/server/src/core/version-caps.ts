@@ -19,14 +19,14 @@ export interface SizeChange {
 export type EntryTexts = Pick<
   EntryRecord,
   'key' | 'rawValue' | 'name' | 'description' | 'groupName' | 'groupDescription' | 'enumDefinition' | 'schema'
->;
+> & { readonly overrides?: EntryRecord['overrides'] };
 
 const utf8 = (text: string | null): number => (text === null ? 0 : Buffer.byteLength(text, 'utf8'));
 
 /**
  * The UTF-8 bytes an entry adds to its version: key, value, name, description, group name, group
- * description, allowed values and schema (what the entry list and exports carry; GetConfig carries
- * the first two). The migration that introduced the counters sums the same columns (schemas came
+ * description, allowed values, schema and overrides (what the entry list and exports carry;
+ * GetConfig carries the first two). The migration that introduced the counters sums the same columns (schemas came
  * later, null on every row until then).
  */
 export function entryTextBytes(entry: EntryTexts): number {
@@ -38,7 +38,8 @@ export function entryTextBytes(entry: EntryTexts): number {
     utf8(entry.groupName) +
     utf8(entry.groupDescription) +
     utf8(entry.enumDefinition) +
-    schemaBytes(entry.schema)
+    schemaBytes(entry.schema) +
+    (entry.overrides && entry.overrides.length > 0 ? utf8(JSON.stringify(entry.overrides)) : 0)
   );
 }
 

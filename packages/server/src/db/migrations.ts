@@ -3,6 +3,7 @@ import { accessMigration } from './migrations/access.js';
 import { changeLogTransactionsMigration } from './migrations/change-log-transactions.js';
 import { hashedSessionIdsMigration } from './migrations/hashed-session-ids.js';
 import { secretsMigration } from './migrations/secrets.js';
+import { overridesMigration } from './migrations/overrides.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
 import { reviewAuthorsMigration } from './migrations/review-authors.js';
 import { streamAudienceMigration } from './migrations/stream-audience.js';
@@ -374,6 +375,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0015-stream-audience': streamAudienceMigration(),
         '0016-change-log-transactions': changeLogTransactionsMigration(dialect),
         '0017-validation': validationMigration(dialect),
+        '0018-overrides': overridesMigration(),
       }),
   };
 }

@@ -65,6 +65,8 @@ export interface EntriesTable {
   is_secret: Generated<number>;
   /** The JSON Schema its value must meet (JSON text); null for none. */
   schema: string | null;
+  /** Its overrides by label (JSON text, a secret's values sealed); null for none. */
+  overrides: string | null;
 }
 
 export interface AuditLogsTable {

@@ -1827,6 +1827,208 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/configentries/{serviceId}/{versionId}/{entryId}/overrides': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set an entry's overrides by label (replaces them; generation + 1, optimistic concurrency)
+     * @description Each override gives its rawValue to instances whose labels contain all of its labels; the first match in list order wins. At most 50; each value is checked like a value of the entry.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          entryId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            overrides: {
+              /** @description Labels an instance must all have (x-rc-labels); at least one */
+              labels: {
+                [key: string]: string;
+              };
+              rawValue: string | null;
+            }[];
+            generation: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Entry'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The values an instance with these labels and id gets (overrides, rollouts, values) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description As x-rc-labels: k=v,k2=v2 with %, "," and "=" percent-encoded */
+          labels?: string;
+          instanceId?: string;
+        };
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              entries: {
+                key: string;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                entryId: string;
+                rawValue: string | null;
+                generation: number;
+                source: 'value' | 'override' | 'rollout';
+                overrideIndex: number | null;
+                rolloutId: string | null;
+                /** @description Secrets: true, and rawValue is null */
+                redacted?: boolean;
+                fingerprint?: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/configentries/{serviceId}/{versionId}': {
     parameters: {
       query?: never;
@@ -2455,7 +2657,7 @@ export interface paths {
           content: {
             'application/json': {
               entities: {
-                /** @description Created, Updated, ValueSet, Deleted, Restored, Imported or Promoted */
+                /** @description Created, Updated, ValueSet, OverridesSet, Deleted, Restored, Imported or Promoted */
                 action: string;
                 value: string | null;
                 generation: number;
@@ -2473,6 +2675,16 @@ export interface paths {
                 /** @description A secret: the value is left out (null) */
                 redacted?: boolean;
                 fingerprint?: string | null;
+                overrides:
+                  | {
+                      labels: {
+                        [key: string]: string;
+                      };
+                      rawValue: string | null;
+                      redacted?: boolean;
+                      fingerprint?: string | null;
+                    }[]
+                  | null;
               }[];
               nextPageToken: string;
             };
@@ -2757,6 +2969,8 @@ export interface paths {
                 key: string;
                 change: string;
                 metadataChanged: boolean;
+                /** @description The overrides differ (a key whose only difference it is counts as valueChanged) */
+                overridesChanged: boolean;
                 base: {
                   /**
                    * Format: uuid
@@ -2776,6 +2990,15 @@ export interface paths {
                   schema: {
                     [key: string]: unknown;
                   } | null;
+                  /** @description Values for instances by label (docs/targeting.md); a secret's redacted */
+                  overrides: {
+                    labels: {
+                      [key: string]: string;
+                    };
+                    rawValue: string | null;
+                    redacted?: boolean;
+                    fingerprint?: string | null;
+                  }[];
                   /**
                    * Format: date-time
                    * @description ISO 8601, microsecond precision
@@ -2804,6 +3027,15 @@ export interface paths {
                   schema: {
                     [key: string]: unknown;
                   } | null;
+                  /** @description Values for instances by label (docs/targeting.md); a secret's redacted */
+                  overrides: {
+                    labels: {
+                      [key: string]: string;
+                    };
+                    rawValue: string | null;
+                    redacted?: boolean;
+                    fingerprint?: string | null;
+                  }[];
                   /**
                    * Format: date-time
                    * @description ISO 8601, microsecond precision
@@ -5309,7 +5541,7 @@ export interface paths {
           'application/json': {
             /** @description targetingKey plays the instance id, every other string attribute a label; others are ignored */
             context?: {
-              /** @description The instance id targeting sees (section 15 of the contract) */
+              /** @description The instance id targeting sees (docs/targeting.md) */
               targetingKey?: string;
             } & {
               [key: string]: unknown;
@@ -5423,7 +5655,7 @@ export interface paths {
           'application/json': {
             /** @description targetingKey plays the instance id, every other string attribute a label; others are ignored */
             context?: {
-              /** @description The instance id targeting sees (section 15 of the contract) */
+              /** @description The instance id targeting sees (docs/targeting.md) */
               targetingKey?: string;
             } & {
               [key: string]: unknown;
@@ -6000,6 +6232,17 @@ export interface components {
       } | null;
       /** @description The value is not null (for a secret, without showing it) */
       hasValue: boolean;
+      /** @description Values for instances by label, first match wins (docs/targeting.md); a secret's are redacted like its value */
+      overrides: {
+        /** @description Labels an instance must all have */
+        labels: {
+          [key: string]: string;
+        };
+        rawValue: string | null;
+        /** @description Secrets: true, and rawValue is null */
+        redacted?: boolean;
+        fingerprint?: string | null;
+      }[];
       /** @description Secrets: true, and rawValue is null */
       redacted?: boolean;
       fingerprint?: string | null;

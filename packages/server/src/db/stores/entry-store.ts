@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import {
   noMasterKey,
   UnreadableSecret,
+  type EntryOverride,
   type EntryRecord,
   type EntrySchema,
   type EntryStore,
@@ -30,6 +31,7 @@ const ENTRY_COLUMNS: Readonly<Record<keyof EntriesTable, JsonColumnType>> = {
   changed_at: 'bigint',
   deleted: 'integer',
   schema: 'text',
+  overrides: 'text',
 };
 
 /**
@@ -56,6 +58,35 @@ function storedValue(cipher: SecretCipher, rawValue: string | null, isSecret: bo
   return isSecret && rawValue !== null ? cipher.seal(rawValue) : rawValue;
 }
 
+/** An override as stored: a secret's value sealed, as `sealedValue` (the rule of stored JSON, sealed-json.ts). */
+type StoredOverride = { labels: Record<string, string>; rawValue: string | null; sealedValue?: string };
+
+/** Overrides as stored: JSON text, a secret's values sealed; null for none. */
+export function storedOverrides(
+  cipher: SecretCipher,
+  overrides: readonly EntryOverride[],
+  isSecret: boolean,
+): string | null {
+  if (overrides.length === 0) return null;
+  const stored = overrides.map((o): StoredOverride => {
+    const value = storedValue(cipher, o.rawValue, isSecret);
+    return isSecret && value !== null
+      ? { labels: { ...o.labels }, rawValue: null, sealedValue: value }
+      : { labels: { ...o.labels }, rawValue: o.rawValue };
+  });
+  return JSON.stringify(stored);
+}
+
+/** Overrides as the application reads them: a secret's opened, or unreadable as its value would be. */
+export function openedOverrides(cipher: SecretCipher, text: string | null): EntryOverride[] {
+  if (text === null) return [];
+  return (JSON.parse(text) as StoredOverride[]).map((o) =>
+    o.sealedValue === undefined
+      ? { labels: o.labels, rawValue: o.rawValue }
+      : { labels: o.labels, ...openedValue(cipher, o.sealedValue, true) },
+  );
+}
+
 function toRecord(cipher: SecretCipher, row: Selectable<EntriesTable>): EntryRecord {
   const isSecret = Number(row.is_secret) === 1;
   return {
@@ -76,6 +107,7 @@ function toRecord(cipher: SecretCipher, row: Selectable<EntriesTable>): EntryRec
     changedAt: Number(row.changed_at),
     deleted: Number(row.deleted) === 1,
     schema: row.schema === null ? null : (JSON.parse(row.schema) as EntrySchema),
+    overrides: openedOverrides(cipher, row.overrides),
   };
 }
 
@@ -98,6 +130,7 @@ function toRow(cipher: SecretCipher, e: EntryRecord): Insertable<EntriesTable> {
     changed_at: e.changedAt,
     deleted: e.deleted ? 1 : 0,
     schema: e.schema === null ? null : JSON.stringify(e.schema),
+    overrides: storedOverrides(cipher, e.overrides, e.isSecret),
   };
 }
 
@@ -184,11 +217,18 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
       const rows = changes.map((c) => ({
         id: c.id,
         raw_value: storedValue(cipher, c.rawValue, c.isSecret),
+        overrides: storedOverrides(cipher, c.overrides, c.isSecret),
         generation: c.generation,
         changed_at: c.changedAt,
       }));
-      const v = jsonRows(dialect, rows, { id: 'text', raw_value: 'text', generation: 'integer', changed_at: 'bigint' });
-      await sql`update entries set raw_value = v.raw_value, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+      const v = jsonRows(dialect, rows, {
+        id: 'text',
+        raw_value: 'text',
+        overrides: 'text',
+        generation: 'integer',
+        changed_at: 'bigint',
+      });
+      await sql`update entries set raw_value = v.raw_value, overrides = v.overrides, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
         db,
       );
     },
@@ -204,9 +244,12 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
           raw_value: storedValue(cipher, change.rawValue, change.isSecret),
           is_secret: change.isSecret ? 1 : 0,
           schema: change.schema === null ? null : JSON.stringify(change.schema),
+          overrides: storedOverrides(cipher, change.overrides, change.isSecret),
         },
         change,
       ),
+    setOverrides: (id, change) =>
+      applyChange(id, { overrides: storedOverrides(cipher, change.overrides, change.isSecret) }, change),
     async markDeleted(changes) {
       if (changes.length === 0) return;
       const v = jsonRows(
@@ -214,7 +257,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         changes.map((c) => ({ id: c.id, generation: c.generation, changed_at: c.changedAt })),
         { id: 'text', generation: 'integer', changed_at: 'bigint' },
       );
-      await sql`update entries set raw_value = null, deleted = 1, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+      await sql`update entries set raw_value = null, overrides = null, deleted = 1, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
         db,
       );
     },

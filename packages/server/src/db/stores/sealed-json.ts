@@ -53,10 +53,16 @@ export function rewrapSecrets(text: string, cipher: SecretCipher): { text: strin
  */
 export function redactDeliveredEntry(payload: string, entryId: string, cipher: SecretCipher): string | null {
   let changed = false;
-  const redacted = (side: unknown): unknown => {
-    if (!isObject(side) || side.redacted === true || !('rawValue' in side)) return side;
+  const redactedOne = (o: unknown): unknown => {
+    if (!isObject(o) || o.redacted === true || !('rawValue' in o)) return o;
     changed = true;
-    return { ...side, ...redactedValue(cipher, typeof side.rawValue === 'string' ? side.rawValue : null) };
+    return { ...o, ...redactedValue(cipher, typeof o.rawValue === 'string' ? o.rawValue : null) };
+  };
+  // The side's value, and its overrides' values (values of the entry too).
+  const redacted = (side: unknown): unknown => {
+    const done = redactedOne(side);
+    if (!isObject(done) || !Array.isArray(done.overrides)) return done;
+    return { ...done, overrides: done.overrides.map(redactedOne) };
   };
   const value = mapObjects(JSON.parse(payload), (o) =>
     o.entryId === entryId ? { ...o, before: redacted(o.before), after: redacted(o.after) } : o,

@@ -2,10 +2,9 @@ import type { Kysely } from 'kysely';
 import { UnreadableSecret, type SecretCipher } from '../../core/index.js';
 import { forEachPage } from '../in-pages.js';
 import type { DatabaseSchema } from '../schema.js';
+import { secretWireEntry, type WireEntry } from '../notice-wire.js';
 import { rewrapSecrets } from './sealed-json.js';
 import { sealSigningSecrets, sealValidatorSecrets } from './webhook-secrets.js';
-
-type WireEntry = [string, string | null, number, number, 0 | 1, 1?];
 
 /** A value kept as it is when no configured key opens it (it reads as unreadable anyway). */
 function rewrapOrKeep(cipher: SecretCipher, sealed: string): string | null {
@@ -49,6 +48,7 @@ export async function rewrapAll(db: Kysely<DatabaseSchema>, cipher: SecretCipher
       count += Number(result.numUpdatedRows);
     },
   );
+  count += await rewrapOverrides(db, cipher);
   // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed (a few per service).
   count += await sealSigningSecrets(db, cipher, true);
   count += await sealValidatorSecrets(db, cipher, true);
@@ -56,6 +56,36 @@ export async function rewrapAll(db: Kysely<DatabaseSchema>, cipher: SecretCipher
   count += await rewrapJsonColumn(db, cipher, 'change_requests');
   count += await rewrapChangeLog(db, cipher);
   await rewrapSettings(db, cipher);
+  return count;
+}
+
+/** Secret entries' override values (JSON with `sealedValue`s, entry-store's storedOverrides). */
+async function rewrapOverrides(db: Kysely<DatabaseSchema>, cipher: SecretCipher): Promise<number> {
+  let count = 0;
+  await forEachPage(
+    (after: string | undefined, limit) => {
+      let query = db
+        .selectFrom('entries')
+        .select(['id', 'overrides'])
+        .where('is_secret', '=', 1)
+        .where('overrides', 'like', '%"sealedValue"%');
+      if (after !== undefined) query = query.where('id', '>', after);
+      return query.orderBy('id').limit(limit).execute();
+    },
+    (row) => row.id,
+    async (row) => {
+      const stored = row.overrides as string;
+      const result = rewrappedJson(cipher, stored);
+      if (!result) return;
+      const updated = await db
+        .updateTable('entries')
+        .set({ overrides: result.text })
+        .where('id', '=', row.id)
+        .where('overrides', '=', stored)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) count += result.count;
+    },
+  );
   return count;
 }
 
@@ -112,11 +142,14 @@ async function rewrapChangeLog(db: Kysely<DatabaseSchema>, cipher: SecretCipher)
       const wire = JSON.parse(row.payload) as { e: WireEntry[] };
       let changed = 0;
       wire.e = wire.e.map((e) => {
-        if (e[5] !== 1 || e[1] === null) return e;
-        const rewrapped = rewrapOrKeep(cipher, e[1]);
-        if (rewrapped === null) return e;
-        changed += 1;
-        return [e[0], rewrapped, e[2], e[3], e[4], 1];
+        if (e[5] !== 1) return e;
+        // The value and each override's: a value no configured key opens is kept as it is.
+        return secretWireEntry(e, (sealed) => {
+          const rewrapped = rewrapOrKeep(cipher, sealed);
+          if (rewrapped === null) return sealed;
+          changed += 1;
+          return rewrapped;
+        });
       });
       if (changed === 0) return;
       const updated = await db

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SecretCipher, SecretStore } from '../../core/index.js';
 import { forEachPage } from '../in-pages.js';
+import { secretWireEntry, type WireEntry } from '../notice-wire.js';
 import type { DatabaseSchema } from '../schema.js';
 import { redactDeliveredEntry, sealSecrets } from './sealed-json.js';
 import { rewrapAll } from './secret-rewrap.js';
@@ -15,8 +16,6 @@ function markSecret(value: unknown, holdsEntryValue: (o: Record<string, unknown>
   const mapped = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, markSecret(v, holdsEntryValue)]));
   return 'rawValue' in mapped && holdsEntryValue(mapped) ? { ...mapped, isSecret: true } : mapped;
 }
-
-type WireEntry = [string, string | null, number, number, 0 | 1, 1?];
 
 export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCipher): SecretStore {
   return {
@@ -110,7 +109,7 @@ export function createSecretStore(db: Kysely<DatabaseSchema>, cipher: SecretCiph
           wire.e = wire.e.map((e) => {
             if (e[0] !== entry.key || e[5] === 1) return e;
             changed = true;
-            return [e[0], e[1] === null ? null : cipher.seal(e[1]), e[2], e[3], e[4], 1];
+            return secretWireEntry(e, (value) => cipher.seal(value));
           });
           if (changed) {
             await db

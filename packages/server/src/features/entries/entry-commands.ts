@@ -8,7 +8,9 @@ import {
   revealedRecord,
   unreadableSecret,
   type Actor,
+  requireValidOverrides,
   type EntryMetadata,
+  type EntryOverride,
   type EntryRecord,
   type Caller,
   type NewEntry,
@@ -160,6 +162,32 @@ export class EntryCommands {
         );
       }
       const after = await writer.updateMetadata(before, metadata);
+      await writer.commit();
+      return after;
+    });
+  }
+
+  /**
+   * Sets an entry's overrides by label (docs/targeting.md), replacing the ones it had: a change of
+   * the entry (generation + 1, 409 on a stale generation), audited OverridesSet, one event.
+   */
+  setOverrides(
+    caller: Caller,
+    serviceId: string,
+    versionId: string,
+    entryId: string,
+    change: { overrides: readonly EntryOverride[]; generation: number },
+  ): Promise<EntryRecord> {
+    return this.uow.write(async (ctx) => {
+      const writer = await this.writer(ctx, actorOfCaller(caller), serviceId, versionId);
+      const before = await requireEntry(ctx, versionId, entryId);
+      requireValidOverrides(before, change.overrides);
+      if (before.generation !== change.generation) {
+        throw AppError.conflict(
+          `Generation mismatch for ${before.key}: sent ${change.generation}, current ${before.generation}.`,
+        );
+      }
+      const after = await writer.setOverrides(before, change.overrides);
       await writer.commit();
       return after;
     });

@@ -6,6 +6,7 @@ import {
   requireWithinVersionCaps,
   sizeChange,
   totalChange,
+  type EntryOverride,
   type EntryRecord,
   type Caller,
   type NewEntry,
@@ -38,6 +39,8 @@ export type PlannedChange =
       readonly same?: boolean;
       /** The value was a secret's where it comes from (the past of a restore, the source of a promotion). */
       readonly secretValue?: boolean;
+      /** The entry's new overrides (an import's, when they differ); absent: it keeps its own. */
+      readonly overrides?: readonly EntryOverride[];
     }
   | { readonly kind: 'create'; readonly entry: NewEntry }
   | { readonly kind: 'delete'; readonly key: string }
@@ -250,13 +253,14 @@ async function write(
   current: ReadonlyMap<string, EntryRecord>,
   action: 'Restored' | 'Imported' | 'Promoted',
 ): Promise<void> {
-  const sets: Array<{ before: EntryRecord; rawValue: string | null }> = [];
+  const sets: Array<{ before: EntryRecord; rawValue: string | null; overrides?: readonly EntryOverride[] }> = [];
   const deletes: EntryRecord[] = [];
   const creates: NewEntry[] = [];
   for (const change of plan.changes) {
     const before = current.get(keyOf(change));
-    if (change.kind === 'set' && before) sets.push({ before, rawValue: change.rawValue });
-    else if (change.kind === 'delete' && before) deletes.push(before);
+    if (change.kind === 'set' && before) {
+      sets.push({ before, rawValue: change.rawValue, ...(change.overrides ? { overrides: change.overrides } : {}) });
+    } else if (change.kind === 'delete' && before) deletes.push(before);
     else if (change.kind === 'create') creates.push(change.entry);
     else if (change.kind === 'recreate') {
       if (before) deletes.push(before);
@@ -295,7 +299,10 @@ function sizeChangeOf(plan: Plan, current: ReadonlyMap<string, EntryRecord>): Si
   return totalChange(
     plan.changes.map((change) => {
       const before = current.get(keyOf(change));
-      if (change.kind === 'set') return before ? sizeChange(before, { ...before, rawValue: change.rawValue }) : NONE;
+      if (change.kind === 'set') {
+        const overrides = change.overrides ?? before?.overrides;
+        return before ? sizeChange(before, { ...before, rawValue: change.rawValue, overrides }) : NONE;
+      }
       if (change.kind === 'delete') return sizeChange(before, null);
       return sizeChange(before, change.entry);
     }),

@@ -85,6 +85,7 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
         'isSecret',
         'key',
         'name',
+        'overrides',
         'rawValue',
         'schema',
         'updatedAt',

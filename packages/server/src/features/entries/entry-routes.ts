@@ -6,6 +6,7 @@ import { callerOf } from '../auth/index.js';
 import { MAX_BATCH_ITEMS, type EntryCommands } from './entry-commands.js';
 import type { EntryQueries } from './entry-queries.js';
 import { ENTRY_LIMITS } from './entry-limits.js';
+import { targetingRoutes } from './targeting-routes.js';
 import { ValueTypeField } from './value-type-field.js';
 
 /** An entry's JSON Schema, as answered and as sent (object, or null for none). */
@@ -20,6 +21,13 @@ const EntrySchemaSchema = Nullable(
     },
   ),
 );
+
+const OverrideAnswerSchema = Type.Object({
+  labels: Type.Record(Type.String(), Type.String(), { description: 'Labels an instance must all have' }),
+  rawValue: Nullable(Type.String()),
+  redacted: Type.Optional(Type.Boolean({ description: 'Secrets: true, and rawValue is null' })),
+  fingerprint: Type.Optional(Nullable(Type.String({ description: "Secrets: the value's fingerprint" }))),
+});
 
 const EntrySchema = Type.Object(
   {
@@ -38,6 +46,10 @@ const EntrySchema = Type.Object(
     isSecret: Type.Boolean({ description: 'A secret: its value is encrypted at rest and never in an answer' }),
     schema: EntrySchemaSchema,
     hasValue: Type.Boolean({ description: 'The value is not null (for a secret, without showing it)' }),
+    overrides: Type.Array(OverrideAnswerSchema, {
+      description:
+        "Values for instances by label, first match wins (docs/targeting.md); a secret's are redacted like its value",
+    }),
     redacted: Type.Optional(Type.Boolean({ description: 'Secrets: true, and rawValue is null' })),
     fingerprint: Type.Optional(
       Nullable(
@@ -65,6 +77,7 @@ export const entryRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { commands, queries, cipher }) => {
   const entryOf = (e: Parameters<typeof entryAnswer>[0]) => entryAnswer(e, cipher);
   app.addSchema(EntrySchema);
+  await app.register(targetingRoutes, { commands, queries, cipher });
   const tags = ['entries'];
   const params = Type.Object({ serviceId: Uuid, versionId: Uuid });
   const entryParams = Type.Object({ serviceId: Uuid, versionId: Uuid, entryId: Uuid });

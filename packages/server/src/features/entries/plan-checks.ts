@@ -1,6 +1,7 @@
 import {
   violationsOf,
   type Actor,
+  type EntryOverride,
   type EntryRecord,
   type ReportedEntryChange,
   type Stores,
@@ -28,9 +29,23 @@ export function changeViolations(change: PlannedChange, entry: EntryRecord | und
     if (!entry) return [];
     // A value that was secret (a restore's, a promotion's) is checked as one: its violations show no part of it.
     const isSecret = entry.isSecret || change.secretValue === true;
-    return violationsOf({ ...entry, isSecret }, change.rawValue);
+    return [
+      ...violationsOf({ ...entry, isSecret }, change.rawValue),
+      ...overrideViolations({ ...entry, isSecret }, change.overrides),
+    ];
   }
-  return violationsOf({ ...change.entry, id: null }, change.entry.rawValue);
+  const created = { ...change.entry, id: null };
+  return [...violationsOf(created, change.entry.rawValue), ...overrideViolations(created, change.entry.overrides)];
+}
+
+/** The rules its overrides' values break, each named as the entry writer names it. */
+function overrideViolations(
+  entry: Parameters<typeof violationsOf>[0],
+  overrides: readonly EntryOverride[] | undefined,
+) {
+  return (overrides ?? []).flatMap((o, i) =>
+    violationsOf(entry, o.rawValue).map((v) => ({ ...v, message: `override ${i + 1}: ${v.message}` })),
+  );
 }
 
 /**
@@ -46,6 +61,7 @@ export function plannedChanges(
     id: at.ids.newId(),
     versionId: at.versionId,
     ...entry,
+    overrides: entry.overrides ?? [],
     generation: (before?.generation ?? 0) + (before ? 2 : 1),
     createdAt: at.now,
     updatedAt: at.now,
@@ -58,7 +74,13 @@ export function plannedChanges(
     switch (change.kind) {
       case 'set': {
         if (!before) return [];
-        const after = { ...before, rawValue: change.rawValue, generation: before.generation + 1, changedAt: at.now };
+        const after = {
+          ...before,
+          rawValue: change.rawValue,
+          overrides: change.overrides ?? before.overrides,
+          generation: before.generation + 1,
+          changedAt: at.now,
+        };
         return [{ action, before, after }];
       }
       case 'delete':

@@ -1,4 +1,4 @@
-import type { EntrySchema, NewEntry } from '../../core/index.js';
+import type { EntryOverride, EntrySchema, NewEntry } from '../../core/index.js';
 import type { AuditAction, AuditRecord, Stores, UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { clampPageSize, decodePageToken, encodePageToken } from '../../platform/page-token.js';
@@ -19,7 +19,17 @@ interface EntryView {
   readonly unreadable?: boolean;
   /** Absent in records written before entries had schemas. */
   readonly schema?: EntrySchema | null;
+  /** Absent in value-only records (ValueSet) and in records written before overrides. */
+  readonly overrides?: ReadonlyArray<EntryOverride & { readonly isSecret?: boolean }>;
 }
+
+/** Overrides as a record holds them, without the marks the audit store seals by. */
+const overridesIn = (view: EntryView | null): EntryOverride[] | undefined =>
+  view?.overrides?.map((o) => ({
+    labels: o.labels,
+    rawValue: o.rawValue,
+    ...(o.unreadable ? { unreadable: o.unreadable } : {}),
+  }));
 
 export interface HistoryItem {
   readonly action: AuditAction;
@@ -33,6 +43,8 @@ export interface HistoryItem {
   /** The entry was secret at that change: the value is shown redacted. */
   readonly isSecret: boolean;
   readonly unreadable: boolean;
+  /** The overrides after the change; null when the record does not say (a value set keeps them). */
+  readonly overrides: readonly EntryOverride[] | null;
 }
 
 const viewOf = (value: unknown): EntryView | null =>
@@ -83,6 +95,7 @@ export class EntryHistory {
         userName: r.userName,
         isSecret: state.view?.isSecret === true,
         unreadable: state.view?.unreadable === true,
+        overrides: state.present ? (overridesIn(state.view) ?? null) : [],
       };
     });
     const last = mine[limit - 1];
@@ -102,7 +115,7 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
     const records = await stores.audit.entryRecordsUntil({ versionId, untilMicros: atMicros, keys });
     const then = new Map<
       string,
-      { present: boolean; rawValue: string | null; secret: boolean; meta: EntryView | null }
+      { present: boolean; rawValue: string | null; secret: boolean; meta: EntryView | null; overrides: EntryOverride[] }
     >();
     for (const record of records) {
       const key = record.entryKey;
@@ -123,6 +136,8 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
         rawValue: state.view?.rawValue ?? null,
         secret: state.view?.isSecret === true,
         meta: full,
+        // A value set's record keeps the overrides of the one before; records before overrides had none.
+        overrides: overridesIn(state.view) ?? (state.view?.valueType === undefined ? (previous?.overrides ?? []) : []),
       });
     }
     const liveNow = (await stores.entries.listLive(versionId)).filter((e) => keys === null || keys.includes(e.key));
@@ -136,17 +151,19 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
         if (current) changes.push({ kind: 'delete', key });
         continue;
       }
-      const entry = newEntryOf(key, past.rawValue, past.meta, past.secret);
+      const entry = newEntryOf(key, past.rawValue, past.meta, past.secret, past.overrides);
       if (!entry) continue;
       if (!current) changes.push({ kind: 'create', entry });
       else if (current.valueType !== entry.valueType) changes.push({ kind: 'recreate', entry });
       else {
+        const newOverrides = JSON.stringify(current.overrides) !== JSON.stringify(past.overrides);
         changes.push({
           kind: 'set',
           key,
           rawValue: past.rawValue,
-          same: current.rawValue === past.rawValue,
+          same: current.rawValue === past.rawValue && !newOverrides,
           ...(past.secret ? { secretValue: true } : {}),
+          ...(newOverrides ? { overrides: past.overrides } : {}),
         });
       }
     }
@@ -155,7 +172,13 @@ export function restorePlanner(atMicros: number, keys: readonly string[] | null)
 }
 
 /** The entry a restore creates again (with its schema of then): secret when it was, or when the value it gets was. */
-function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null, secret: boolean): NewEntry | null {
+function newEntryOf(
+  key: string,
+  rawValue: string | null,
+  meta: EntryView | null,
+  secret: boolean,
+  overrides: readonly EntryOverride[],
+): NewEntry | null {
   if (!meta || meta.valueType === undefined) return null;
   return {
     key,
@@ -168,5 +191,6 @@ function newEntryOf(key: string, rawValue: string | null, meta: EntryView | null
     groupDescription: meta.groupDescription ?? null,
     isSecret: meta.isSecret === true || secret,
     schema: meta.schema ?? null,
+    overrides,
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { valueAnswer, type SecretCipher } from '../../core/index.js';
+import { overridesAnswer, valueAnswer, type SecretCipher } from '../../core/index.js';
 import { isoToMicros, microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -9,7 +9,9 @@ import { ENTRY_LIMITS, planOutcomeOf, PlanOutcomeSchema, type EntryPlans } from 
 import { restorePlanner, type EntryHistory } from './entry-history.js';
 
 const HistoryItemSchema = Type.Object({
-  action: Type.String({ description: 'Created, Updated, ValueSet, Deleted, Restored, Imported or Promoted' }),
+  action: Type.String({
+    description: 'Created, Updated, ValueSet, OverridesSet, Deleted, Restored, Imported or Promoted',
+  }),
   value: Nullable(Type.String({ description: 'The value after the change; null when deleted (or null itself)' })),
   generation: Type.Integer(),
   deleted: Type.Boolean(),
@@ -20,6 +22,17 @@ const HistoryItemSchema = Type.Object({
   isSecret: Type.Boolean(),
   redacted: Type.Optional(Type.Boolean({ description: 'A secret: the value is left out (null)' })),
   fingerprint: Type.Optional(Nullable(Type.String({ description: "HMAC-SHA256 of the secret's value" }))),
+  overrides: Nullable(
+    Type.Array(
+      Type.Object({
+        labels: Type.Record(Type.String(), Type.String()),
+        rawValue: Nullable(Type.String()),
+        redacted: Type.Optional(Type.Boolean()),
+        fingerprint: Type.Optional(Nullable(Type.String())),
+      }),
+      { description: "The overrides after the change (a secret's redacted); null when the change kept them" },
+    ),
+  ),
 });
 
 export interface HistoryRoutesOptions {
@@ -62,9 +75,10 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         pageToken: pageToken ?? null,
       });
       return {
-        entities: page.items.map(({ unreadable, ...item }) => ({
+        entities: page.items.map(({ unreadable, overrides, ...item }) => ({
           ...item,
           ...valueAnswer(cipher, { rawValue: item.value, isSecret: item.isSecret, unreadable }),
+          overrides: overrides && overridesAnswer({ overrides, isSecret: item.isSecret }, cipher),
           timestamp: microsToIso(item.timestampMicros),
         })),
         nextPageToken: page.nextPageToken,

@@ -1,33 +1,11 @@
-import type { EntryChange } from '../../core/index.js';
+import { resolveChange, type EntryChange, type ResolvedEntry, type TargetedInstance } from '../../core/index.js';
 import { typedValue } from '../../protocol.js';
 
-/** Who a flag is evaluated for: an OFREP context's `targetingKey` and string attributes (section 15's instance). */
-export interface EvaluationContext {
-  /** The instance id a targeting rule sees; null when the context has no `targetingKey`. */
-  readonly instanceId: string | null;
-  readonly labels: Readonly<Record<string, string>>;
-}
-
 /**
- * What an instance with a context gets of one entry, in the shape of targeting's `resolveEntry`:
- * the raw value, its generation and where it came from (the entry's value, an override, a rollout).
+ * Who a flag is evaluated for: an OFREP context's `targetingKey` as the instance id and its string
+ * attributes as labels, so overrides and rollouts apply per user as they do per instance.
  */
-export interface ResolvedEntry {
-  readonly rawValue: string | null;
-  readonly generation: number;
-  readonly source: 'value' | 'override' | 'rollout';
-  readonly overrideIndex: number | null;
-  readonly rolloutId: string | null;
-}
-
-/**
- * The value an entry resolves to for a context. Targeting (overrides by label, rollouts) is not
- * part of this build yet: every context gets the entry's own value. When it lands, this is the one
- * call to replace with core's `resolveEntry(entry, context)`.
- */
-export function resolveForContext(entry: EntryChange, _context: EvaluationContext): ResolvedEntry {
-  return { rawValue: entry.value, generation: entry.generation, source: 'value', overrideIndex: null, rolloutId: null };
-}
+export type EvaluationContext = TargetedInstance;
 
 /** OpenFeature's resolution reasons that OFREP answers carry. */
 export type FlagReason = 'STATIC' | 'TARGETING_MATCH' | 'SPLIT' | 'DEFAULT';
@@ -77,7 +55,9 @@ export const flagNotFound = (key: string): FlagEvaluation => ({
  * A stored value that does not fit its type answers PARSE_ERROR rather than a wrong value.
  */
 export function evaluateEntry(entry: EntryChange, versionId: string, context: EvaluationContext): FlagEvaluation {
-  const resolved = resolveForContext(entry, context);
+  const resolved = resolveChange(entry, context);
+  // The matching override of a secret that cannot be decrypted: nobody receives it, as on a stream.
+  if (resolved.unreadable) return flagNotFound(entry.key);
   const { reason, variant } = reasonOf(resolved);
   const metadata = { generation: resolved.generation, versionId };
   if (resolved.rawValue === null) return { key: entry.key, reason, variant, metadata };

@@ -1,5 +1,5 @@
-import { MAX_ID_CHARS, MAX_LABELS, MAX_LABELS_CHARS } from '../realtime/index.js';
-import { dictionary } from '../../platform/dictionary.js';
+import { MAX_LABELS, MAX_LABELS_CHARS, UNTARGETED } from '../../core/index.js';
+import { MAX_ID_CHARS } from '../realtime/index.js';
 import type { EvaluationContext } from './flag-evaluation.js';
 
 /** A request OFREP refuses with its own error body `{ errorCode, errorDetails }` (not problem details). */
@@ -16,7 +16,7 @@ export class OfrepError extends Error {
 const invalid = (details: string) => new OfrepError(400, 'INVALID_CONTEXT', details);
 
 /**
- * An OFREP request body's context as an instance of section 15: `targetingKey` plays the instance id
+ * An OFREP request body's context as an instance as targeting sees it (docs/targeting.md): `targetingKey` plays the instance id
  * and every other string attribute a label. Attributes of other types (numbers, booleans, objects)
  * are ignored, since labels are text. Bounded as an instance's own `x-rc-instance-id` and
  * `x-rc-labels` are; anything else is INVALID_CONTEXT.
@@ -26,12 +26,12 @@ export function contextOf(body: unknown): EvaluationContext {
     throw invalid('The request body must be a JSON object: {"context": {"targetingKey": "…", …}}.');
   }
   const context = (body as { context?: unknown }).context;
-  if (context === undefined || context === null) return { instanceId: null, labels: {} };
+  if (context === undefined || context === null) return UNTARGETED;
   if (typeof context !== 'object' || Array.isArray(context)) {
     throw invalid('context must be an object of attributes.');
   }
   let instanceId: string | null = null;
-  const labels = dictionary<string>();
+  const labels = new Map<string, string>();
   let chars = 0;
   let count = 0;
   for (const [name, value] of Object.entries(context)) {
@@ -51,7 +51,7 @@ export function contextOf(body: unknown): EvaluationContext {
     if (chars > MAX_LABELS_CHARS) {
       throw invalid(`context's string attributes are longer than ${MAX_LABELS_CHARS} characters in all.`);
     }
-    labels[name] = value;
+    labels.set(name, value);
   }
   return { instanceId, labels };
 }

@@ -21,7 +21,7 @@ const MAX_LABEL_CHARS = 200;
 const Context = Type.Object(
   {
     targetingKey: Type.Optional(
-      Type.String({ maxLength: 200, description: 'The instance id targeting sees (section 15 of the contract)' }),
+      Type.String({ maxLength: 200, description: 'The instance id targeting sees (docs/targeting.md)' }),
     ),
   },
   {

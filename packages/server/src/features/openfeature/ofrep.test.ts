@@ -245,4 +245,34 @@ describe.each(oneDatabaseKind)('OFREP through the official OpenFeature provider 
       expect.arrayContaining(['/ofrep/v1/evaluate/flags', '/ofrep/v1/evaluate/flags/{key}']),
     );
   });
+
+  it('answers TARGETING_MATCH for a context whose attributes an override names, STATIC for others', async () => {
+    const mode = ids.get('Payments:Mode') as { id: string; generation: number };
+    const set = await admin.put(`/api/configentries/${serviceId}/${versionId}/${mode.id}/overrides`, {
+      overrides: [
+        { labels: { region: 'eu', tier: 'gold' }, rawValue: 'Live' },
+        { labels: { region: 'eu' }, rawValue: 'Test' },
+      ],
+      generation: mode.generation,
+    });
+    expect(set.status, set.text).toBe(200);
+    const generation = mode.generation + 1;
+    ids.set('Payments:Mode', { id: mode.id, generation });
+
+    const eu = await flags.getStringDetails('Payments:Mode', '', { targetingKey: 'user-7', region: 'eu' });
+    expect(eu).toMatchObject({ value: 'Test', reason: 'TARGETING_MATCH', variant: 'override-1' });
+    expect(eu.flagMetadata).toEqual({ generation, versionId });
+    // The first override in list order wins.
+    const gold = await flags.getStringDetails('Payments:Mode', '', { targetingKey: 'u', region: 'eu', tier: 'gold' });
+    expect(gold).toMatchObject({ value: 'Live', reason: 'TARGETING_MATCH', variant: 'override-0' });
+    const us = await flags.getStringDetails('Payments:Mode', '', { targetingKey: 'user-8', region: 'us' });
+    expect(us).toMatchObject({ value: 'Live', reason: 'STATIC' });
+    // Attributes that are not text are not labels.
+    const numeric = await ofrep('/Payments:Mode', { context: { targetingKey: 'u', region: 7 } });
+    expect(numeric.body).toMatchObject({ value: 'Live', reason: 'STATIC' });
+    // The same as the instance with those labels gets (GET …/resolve).
+    const resolved = await admin.get(`/api/configversions/${serviceId}/${versionId}/resolve?labels=region%3Deu`);
+    const entry = resolved.body.entries.find((e: { key: string }) => e.key === 'Payments:Mode');
+    expect(entry).toMatchObject({ rawValue: 'Test', source: 'override', overrideIndex: 1, generation });
+  });
 });

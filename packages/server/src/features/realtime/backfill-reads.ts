@@ -1,6 +1,12 @@
-import { entryChangeOf, type EntryRecord, type UnitOfWork } from '../../core/index.js';
+import {
+  entryChangeOf,
+  resolutionKey,
+  type EntryRecord,
+  type TargetedInstance,
+  type UnitOfWork,
+} from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
-import { EventBatch, type Audience } from './event-batch.js';
+import { EventBatch, resolvedChanges, type Audience } from './event-batch.js';
 
 /** What a new stream is sent before it goes live: its changes after `afterTimestamp`, as one batch. */
 export interface BackfillRequest {
@@ -8,6 +14,8 @@ export interface BackfillRequest {
   readonly versionId: string;
   readonly afterTimestamp: number;
   readonly audience: Audience;
+  /** The instance, for the values resolved for it; none resolves every entry to its value. */
+  readonly target?: TargetedInstance;
 }
 
 interface Waiter {
@@ -67,10 +75,13 @@ export class BackfillReads {
       const oldest = waiters.reduce((min, w) => Math.min(min, w.request.afterTimestamp), Infinity);
       const records = await this.uow.read.entries.changedSince(versionId, oldest);
       const batches = new Map<string, EventBatch | null>();
+      const targeted = records.filter((r) => r.overrides.length > 0);
       for (const waiter of waiters) {
-        const { afterTimestamp, audience } = waiter.request;
-        const shared = `${afterTimestamp}\n${audience}`;
-        if (!batches.has(shared)) batches.set(shared, batchOf(records, afterTimestamp, audience));
+        const { afterTimestamp, audience, target } = waiter.request;
+        // Instances that resolve the entries with overrides alike share a batch too.
+        const resolution = target && targeted.length > 0 ? resolutionKey(targeted, target.labels) : null;
+        const shared = `${afterTimestamp}\n${audience}\n${resolution ?? ''}`;
+        if (!batches.has(shared)) batches.set(shared, batchOf(records, afterTimestamp, audience, target));
         waiter.resolve(batches.get(shared) ?? null);
       }
     } catch (error) {
@@ -83,7 +94,13 @@ export class BackfillReads {
   }
 }
 
-function batchOf(records: readonly EntryRecord[], after: number, audience: Audience): EventBatch | null {
+function batchOf(
+  records: readonly EntryRecord[],
+  after: number,
+  audience: Audience,
+  target: TargetedInstance | undefined,
+): EventBatch | null {
   const changes = records.filter((r) => r.changedAt > after).map(entryChangeOf);
-  return changes.length > 0 ? new EventBatch(changes).for(audience) : null;
+  if (changes.length === 0) return null;
+  return new EventBatch(target ? resolvedChanges(changes, target) : changes).for(audience);
 }

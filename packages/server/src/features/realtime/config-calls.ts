@@ -17,6 +17,7 @@ import {
   requireServiceAccess,
   type Caller,
   type ServiceAction,
+  type TargetedInstance,
   type UnitOfWork,
 } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
@@ -97,21 +98,34 @@ export class ConfigCalls {
     };
   }
 
-  async getConfig(request: GetConfigRequest, credentials: GrpcCredentials): Promise<GetConfigResponse> {
+  /** The snapshot for the calling instance (`instance`: its x-rc-* metadata, docs/targeting.md). */
+  async getConfig(
+    request: GetConfigRequest,
+    credentials: GrpcCredentials,
+    instance?: TargetedInstance,
+  ): Promise<GetConfigResponse> {
     const { serviceId, label, withSecrets } = await this.authorizedLookup(request, credentials);
-    return this.deps.snapshots.getConfig(serviceId, label, withSecrets);
+    return this.deps.snapshots.getConfig(serviceId, label, withSecrets, instance);
   }
 
   /** GetConfig in the layout of the existing Konfigo SDKs (Grpc:GetConfigLayout = Konfigo). */
-  async getKonfigoConfig(request: GetConfigRequest, credentials: GrpcCredentials): Promise<KonfigoGetConfigResponse> {
+  async getKonfigoConfig(
+    request: GetConfigRequest,
+    credentials: GrpcCredentials,
+    instance?: TargetedInstance,
+  ): Promise<KonfigoGetConfigResponse> {
     const { serviceId, label, withSecrets } = await this.authorizedLookup(request, credentials);
-    return this.deps.snapshots.getKonfigoConfig(serviceId, label, withSecrets);
+    return this.deps.snapshots.getKonfigoConfig(serviceId, label, withSecrets, instance);
   }
 
   /** The GetConfig answer in the configured layout as a gRPC frame, encoded once per state of the version. */
-  async getConfigFrame(request: GetConfigRequest, credentials: GrpcCredentials): Promise<Uint8Array> {
+  async getConfigFrame(
+    request: GetConfigRequest,
+    credentials: GrpcCredentials,
+    instance?: TargetedInstance,
+  ): Promise<Uint8Array> {
     const { serviceId, label, withSecrets } = await this.authorizedLookup(request, credentials);
-    return this.deps.snapshots.getConfigFrame(serviceId, label, withSecrets);
+    return this.deps.snapshots.getConfigFrame(serviceId, label, withSecrets, instance);
   }
 
   async isVersionExists(request: IsVersionExistRequest, credentials: GrpcCredentials): Promise<IsVersionExistResponse> {

@@ -6,7 +6,7 @@ import { audienceOf, type EventBatch } from './event-batch.js';
 import { credentialsFrom, type GrpcCredentials } from './grpc-authorizer.js';
 import { grpcStatusOf, toConnectError } from './grpc-errors.js';
 import type { StreamOrigin } from './stream-admission.js';
-import { streamClientOf } from './stream-client.js';
+import { instanceFrom, streamClientOf } from './stream-client.js';
 import type { SubscriberSink, Subscriptions } from './subscriptions.js';
 
 /** The connection and peer address of a call; the gateway sets it (Connect-ES does not carry them). */
@@ -29,6 +29,9 @@ function credentialsOf(context: HandlerContext): GrpcCredentials {
     name === 'host' ? hostOf(context.url) : (context.requestHeader.get(name) ?? undefined),
   );
 }
+
+/** The calling instance's x-rc-* metadata, for the values resolved for it. */
+const instanceOf = (context: HandlerContext) => instanceFrom((name) => context.requestHeader.get(name) ?? undefined);
 
 function hostOf(url: string): string | undefined {
   try {
@@ -56,10 +59,12 @@ export function configRpcRoutes(deps: ConfigRpcDependencies) {
   return (router: ConnectRouter): void => {
     // GetConfig in the Konfigo layout; the gateway sends GetConfig calls here when configured to.
     router.service(KonfigoLayoutService, {
-      getConfig: (request, context) => guard(() => calls.getKonfigoConfig(request, credentialsOf(context))),
+      getConfig: (request, context) =>
+        guard(() => calls.getKonfigoConfig(request, credentialsOf(context), instanceOf(context))),
     });
     router.service(RealtimeConfigGrpcService, {
-      getConfig: (request, context) => guard(() => calls.getConfig(request, credentialsOf(context))),
+      getConfig: (request, context) =>
+        guard(() => calls.getConfig(request, credentialsOf(context), instanceOf(context))),
       isVersionExists: (request, context) => guard(() => calls.isVersionExists(request, credentialsOf(context))),
       createVersion: (request, context) => guard(() => calls.createVersion(request, credentialsOf(context))),
 

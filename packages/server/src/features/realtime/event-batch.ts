@@ -5,7 +5,13 @@ import {
   timestampFromMicros,
   type SubscriptionEvent,
 } from '../../protocol.js';
-import type { Audience, EntryChange } from '../../core/index.js';
+import {
+  resolutionKey,
+  resolveChange,
+  type Audience,
+  type EntryChange,
+  type TargetedInstance,
+} from '../../core/index.js';
 import { grpcFrame } from './grpc-message.js';
 
 /**
@@ -21,6 +27,56 @@ export const audienceOf = (withSecrets: boolean): Audience => (withSecrets ? 'se
 export function reaches(change: EntryChange, audience: Audience): boolean {
   if (!change.isSecret) return true;
   return audience === 'secrets' && !change.unreadable;
+}
+
+/** Whether any change carries overrides: only then can what instances receive differ. */
+export const anyTargeted = (changes: readonly EntryChange[]): boolean => changes.some((c) => c.overrides);
+
+/**
+ * A change as one instance receives it: its value resolved for the instance (core's resolveEntry),
+ * without the overrides, so that no encoding ever holds a value resolved for other labels.
+ */
+export function resolvedChange(change: EntryChange, instance: TargetedInstance): EntryChange {
+  if (!change.overrides) return change;
+  const resolved = resolveChange(change, instance);
+  const { overrides: _overrides, ...rest } = change;
+  return {
+    ...rest,
+    value: resolved.rawValue,
+    ...(resolved.unreadable ? { unreadable: true } : {}),
+  };
+}
+
+/** Changes as one instance receives them (the same array when none has overrides). */
+export function resolvedChanges(changes: readonly EntryChange[], instance: TargetedInstance): readonly EntryChange[] {
+  return anyTargeted(changes) ? changes.map((c) => resolvedChange(c, instance)) : changes;
+}
+
+/**
+ * The batch of each stream for changes of entries with overrides: streams whose instances resolve
+ * the changed entries alike (core's resolutionKey) share one batch, encoded once; those that match
+ * no override get `shared`, the batch every stream gets without targeting. Streams with equal labels
+ * share their labels' map (stream-client.ts), so each set of labels is resolved once.
+ */
+export function targetedBatches(
+  entries: readonly EntryChange[],
+  shared: Readonly<Record<Audience, EventBatch | undefined>>,
+): (stream: { readonly audience: Audience; readonly target: TargetedInstance }) => EventBatch | undefined {
+  const targeted = entries.filter((e) => e.overrides);
+  const resolutions = new Map<ReadonlyMap<string, string>, string | null>();
+  const groups = new Map<string, EventBatch | undefined>();
+  return ({ audience, target }) => {
+    let key = resolutions.get(target.labels);
+    if (key === undefined) {
+      key = resolutionKey(targeted, target.labels);
+      resolutions.set(target.labels, key);
+    }
+    if (key === null) return shared[audience];
+    const group = `${audience}\n${key}`;
+    if (!groups.has(group))
+      groups.set(group, new EventBatch(resolvedChanges(entries, target)).for(audience) ?? undefined);
+    return groups.get(group);
+  };
 }
 
 /**

@@ -9,5 +9,5 @@ export { StreamPresence } from './presence.js';
 export { StreamAdmission } from './stream-admission.js';
 export { Subscriptions } from './subscriptions.js';
 export { reaches, audienceOf, type Audience } from './event-batch.js';
-export { MAX_ID_CHARS, MAX_LABELS, MAX_LABELS_CHARS } from './stream-client.js';
+export { MAX_ID_CHARS } from './stream-client.js';
 export { VersionSnapshots, type CurrentVersion } from './version-snapshots.js';

@@ -10,6 +10,7 @@ import {
 import type { ConfigCalls } from './config-calls.js';
 import type { GrpcCredentials } from './grpc-authorizer.js';
 import { grpcFrame } from './grpc-message.js';
+import { instanceFrom } from './stream-client.js';
 import { credentialsOfHeaders, NativeGrpcCall, type NativeLogger } from './native-grpc.js';
 
 /** GetConfig, IsVersionExists and StartSubscribe requests are a few dozen bytes. */
@@ -66,8 +67,16 @@ export function serveNativeUnary(
   switch (method) {
     case 'GetConfig':
       // The snapshot's encoded answer is cached until the version changes: a lookup and one write.
+      // Per instance only when the version has overrides the instance matches (docs/targeting.md).
       serveUnary(stream, headers, options, method, { schema: GetConfigRequestSchema, maxBytes: small }, (r, c) =>
-        calls.getConfigFrame(r, c),
+        calls.getConfigFrame(
+          r,
+          c,
+          instanceFrom((name) => {
+            const value = headers[name];
+            return Array.isArray(value) ? value.join(',') : value;
+          }),
+        ),
       );
       return;
     case 'IsVersionExists':

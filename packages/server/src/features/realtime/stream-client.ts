@@ -1,3 +1,4 @@
+import { parseLabels, UNTARGETED, type TargetedInstance } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 
 /** What a StartSubscribe stream's client says of itself, and where it connects from. */
@@ -16,11 +17,6 @@ export interface StreamClient {
 /** The longest x-rc-instance-id (and OFREP targetingKey). */
 export const MAX_ID_CHARS = 200;
 const MAX_USER_AGENT_CHARS = 500;
-/** The longest x-rc-labels header (and the text of an OFREP context's labels). */
-export const MAX_LABELS_CHARS = 4096;
-/** The most labels an instance (or an OFREP context) declares. */
-export const MAX_LABELS = 64;
-const NO_LABELS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
 
 /**
  * The same user agent, SDK and address come from thousands of streams: each distinct text is kept
@@ -34,38 +30,6 @@ function intern(text: string): string {
   if (interned.size >= INTERNED_MAX) interned.clear();
   interned.set(text, text);
   return text;
-}
-
-function decode(part: string, what: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    throw AppError.invalid(`x-rc-labels: ${what} "${part}" is not valid percent-encoding.`);
-  }
-}
-
-/**
- * x-rc-labels: `k=v,k2=v2`, with `%`, `,` and `=` inside keys and values percent-encoded. An empty
- * header means no labels; a later pair of the same key wins.
- */
-export function parseLabels(header: string | undefined): ReadonlyArray<readonly [string, string]> {
-  if (header === undefined || header.trim() === '') return NO_LABELS;
-  if (header.length > MAX_LABELS_CHARS) {
-    throw AppError.invalid(`x-rc-labels is longer than ${MAX_LABELS_CHARS} characters.`);
-  }
-  const labels = new Map<string, string>();
-  for (const raw of header.split(',')) {
-    const part = raw.trim();
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    if (eq <= 0) throw AppError.invalid(`x-rc-labels: "${part}" is not key=value.`);
-    const key = decode(part.slice(0, eq), 'key');
-    const value = decode(part.slice(eq + 1), 'value');
-    labels.delete(key);
-    labels.set(key, value);
-  }
-  if (labels.size > MAX_LABELS) throw AppError.invalid(`x-rc-labels has more than ${MAX_LABELS} labels.`);
-  return [...labels];
 }
 
 function identifier(value: string | undefined, name: string): string | null {
@@ -89,4 +53,36 @@ export function streamClientOf(header: (name: string) => string | undefined, add
     address: internOrNull(address),
     labels: parseLabels(header('x-rc-labels')),
   };
+}
+
+/**
+ * Streams with the same labels share one map of them, so a change resolved for a set of labels is
+ * resolved once for all their streams (Subscriptions.flush). Bounded: when full it starts again.
+ */
+const labelSets = new Map<string, ReadonlyMap<string, string>>();
+function labelSetOf(labels: ReadonlyArray<readonly [string, string]>): ReadonlyMap<string, string> {
+  const key = labels.map(([k, v]) => `${k}\u0000${v}`).join('\u0001');
+  const known = labelSets.get(key);
+  if (known) return known;
+  if (labelSets.size >= INTERNED_MAX) labelSets.clear();
+  const made = new Map(labels);
+  labelSets.set(key, made);
+  return made;
+}
+
+/** The instance a client is, as targeting resolves values for it (core's resolveEntry). */
+export function targetOf(client: StreamClient | undefined): TargetedInstance {
+  if (!client || (client.instanceId === null && client.labels.length === 0)) return UNTARGETED;
+  return { instanceId: client.instanceId, labels: labelSetOf(client.labels) };
+}
+
+/**
+ * The instance a unary call comes from (GetConfig): x-rc-instance-id and x-rc-labels, as a stream's;
+ * INVALID_ARGUMENT when malformed. A call without them resolves every entry to its value.
+ */
+export function instanceFrom(header: (name: string) => string | undefined): TargetedInstance {
+  const instanceId = identifier(header('x-rc-instance-id'), 'x-rc-instance-id');
+  const labels = parseLabels(header('x-rc-labels'));
+  if (instanceId === null && labels.length === 0) return UNTARGETED;
+  return { instanceId, labels: new Map(labels) };
 }

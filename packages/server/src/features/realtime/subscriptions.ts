@@ -1,12 +1,18 @@
-import type { ChangeHub, ChangeNotice, EntryChange, UnitOfWork } from '../../core/index.js';
+import {
+  type ChangeHub,
+  type ChangeNotice,
+  type EntryChange,
+  type TargetedInstance,
+  type UnitOfWork,
+} from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import { CONSOLE_SDK } from '../../protocol.js';
 import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
-import { EventBatch, type Audience } from './event-batch.js';
+import { anyTargeted, EventBatch, resolvedChanges, targetedBatches, type Audience } from './event-batch.js';
 import type { PresentStream, StreamPresence } from './presence.js';
 import { StreamAdmission, type AdmissionTicket, type StreamOrigin } from './stream-admission.js';
-import type { StreamClient } from './stream-client.js';
+import { targetOf, type StreamClient } from './stream-client.js';
 
 /** Where a subscriber's events go: a native HTTP/2 stream, or a Connect-ES server stream. */
 export interface SubscriberSink {
@@ -25,6 +31,8 @@ interface Subscriber {
   readonly sink: SubscriberSink;
   /** Whether it receives secret entries; the others never learn of them. */
   readonly audience: Audience;
+  /** The instance it is, for the values resolved for it (docs/targeting.md). */
+  readonly target: TargetedInstance;
   /** Timestamp of the last change sent; later changes only. */
   lastTimestamp: number;
   /** Changes that arrived while the backfill was being read; null once live. */
@@ -79,7 +87,9 @@ function entriesOf(notices: readonly ChangeNotice[], after: number): EntryChange
 /**
  * The realtime streams of every version: backfill, then live changes in commit order. One hub
  * listener per version with subscribers; each burst of changes is batched once and the same batch
- * (and its encoded frame) goes to every subscriber of the version.
+ * (and its encoded frame) goes to every subscriber of the version. A burst that changes entries with
+ * overrides is resolved per group of streams whose instances resolve alike (docs/targeting.md):
+ * each group's batch is encoded once, and no stream receives a value resolved for other labels.
  */
 export class Subscriptions {
   private readonly channels = new Map<string, VersionChannel>();
@@ -128,7 +138,8 @@ export class Subscriptions {
     const ticket = this.admission.admit(request.origin, !credentials);
     // Registered before anything is read: a deletion of the version committed from here on is
     // buffered, and one committed before is seen by the check below.
-    const subscriber: Subscriber = { sink, audience, lastTimestamp: afterTimestamp, buffered: [], ticket };
+    const target = targetOf(client);
+    const subscriber: Subscriber = { sink, audience, target, lastTimestamp: afterTimestamp, buffered: [], ticket };
     const channel = this.channelFor(versionId);
     channel.subscribers.add(subscriber);
     // A web console's stream is a person looking at the version, not an instance of the application.
@@ -145,7 +156,7 @@ export class Subscriptions {
 
     let batch: EventBatch | null;
     try {
-      batch = await this.backfills.read({ serviceId, versionId, afterTimestamp, audience });
+      batch = await this.backfills.read({ serviceId, versionId, afterTimestamp, audience, target });
     } catch (error) {
       subscription.close();
       throw error;
@@ -209,6 +220,8 @@ export class Subscriptions {
     // The common case: one batch, one encoding, for every live subscriber of an audience.
     const all = entries.length > 0 ? new EventBatch(entries) : undefined;
     const shared = { secrets: all?.for('secrets') ?? undefined, public: all?.for('public') ?? undefined };
+    // With overrides, streams whose instances resolve alike share a batch, encoded once per group.
+    const batchOf = anyTargeted(entries) ? targetedBatches(entries, shared) : null;
     let delivered = 0;
     for (const subscriber of channel.subscribers) {
       if (subscriber.buffered) {
@@ -217,7 +230,7 @@ export class Subscriptions {
         this.deliverTo(versionId, subscriber, notices); // just caught up: some of these it has
       } else {
         subscriber.lastTimestamp = newest;
-        const batch = shared[subscriber.audience];
+        const batch = batchOf ? batchOf(subscriber) : shared[subscriber.audience];
         if (!batch) continue;
         if (subscriber.sink.deliver(batch)) {
           delivered += batch.entries.length;
@@ -242,7 +255,8 @@ export class Subscriptions {
   private deliverTo(versionId: string, subscriber: Subscriber, notices: readonly ChangeNotice[]): void {
     const entries = entriesOf(notices, subscriber.lastTimestamp);
     const newest = notices.at(-1)?.timestamp ?? subscriber.lastTimestamp;
-    const batch = entries.length > 0 ? new EventBatch(entries).for(subscriber.audience) : null;
+    const batch =
+      entries.length > 0 ? new EventBatch(resolvedChanges(entries, subscriber.target)).for(subscriber.audience) : null;
     subscriber.lastTimestamp = Math.max(subscriber.lastTimestamp, newest);
     if (batch) {
       if (!this.send(subscriber, batch)) {

@@ -9,12 +9,15 @@ import {
 } from '../../protocol.js';
 import {
   entryChangeOf,
+  resolutionKey,
+  UNTARGETED,
   type ChangeHub,
   type ChangeNotice,
   type EntryChange,
+  type TargetedInstance,
   type UnitOfWork,
 } from '../../core/index.js';
-import { audienceOf, reaches, type Audience } from './event-batch.js';
+import { audienceOf, reaches, resolvedChange, type Audience } from './event-batch.js';
 import { grpcFrame } from './grpc-message.js';
 
 interface Answer {
@@ -28,6 +31,9 @@ interface Snapshot {
   readonly entries: Map<string, EntryChange>;
   lastTimestamp: number;
   answers: Record<Audience, Answer>;
+  /** Its entries with overrides (null until asked after a change), and the answers per group of instances that resolve them alike. */
+  targeted: EntryChange[] | null;
+  groups: Map<string, Answer>;
   readonly stopListening: () => void;
 }
 
@@ -38,6 +44,9 @@ export interface CurrentVersion {
   /** The newest change applied, µs: changes whenever the entries do. */
   readonly lastTimestamp: number;
 }
+
+/** Answers kept per version for groups of instances; beyond it they are made again. */
+const MAX_GROUPS = 256;
 
 const noAnswers = (): Record<Audience, Answer> => ({
   secrets: { response: undefined, frame: undefined },
@@ -83,9 +92,14 @@ export class VersionSnapshots {
   }
 
   /** The snapshot of a version by label; empty when the service or version does not exist. */
-  async getConfig(serviceId: string, label: string, withSecrets: boolean): Promise<GetConfigResponse> {
+  async getConfig(
+    serviceId: string,
+    label: string,
+    withSecrets: boolean,
+    instance: TargetedInstance = UNTARGETED,
+  ): Promise<GetConfigResponse> {
     const snapshot = await this.byLabel(serviceId, label);
-    return snapshot ? this.responseOf(snapshot, audienceOf(withSecrets)) : EMPTY;
+    return snapshot ? this.responseOf(snapshot, audienceOf(withSecrets), instance) : EMPTY;
   }
 
   /**
@@ -101,36 +115,71 @@ export class VersionSnapshots {
   }
 
   /** The snapshot in the layout of the existing Konfigo SDKs: with the service and version ids. */
-  async getKonfigoConfig(serviceId: string, label: string, withSecrets: boolean): Promise<KonfigoGetConfigResponse> {
+  async getKonfigoConfig(
+    serviceId: string,
+    label: string,
+    withSecrets: boolean,
+    instance: TargetedInstance = UNTARGETED,
+  ): Promise<KonfigoGetConfigResponse> {
     const snapshot = await this.byLabel(serviceId, label);
-    return this.konfigoOf(serviceId, snapshot, audienceOf(withSecrets));
+    return this.konfigoOf(serviceId, snapshot, audienceOf(withSecrets), instance);
   }
 
   /** The answer in the configured layout as a gRPC frame, encoded once per state of the version. */
-  async getConfigFrame(serviceId: string, label: string, withSecrets: boolean): Promise<Uint8Array> {
+  async getConfigFrame(
+    serviceId: string,
+    label: string,
+    withSecrets: boolean,
+    instance: TargetedInstance = UNTARGETED,
+  ): Promise<Uint8Array> {
     const snapshot = await this.byLabel(serviceId, label);
     const audience = audienceOf(withSecrets);
     if (this.options.layout === 'Konfigo') {
       if (!snapshot)
-        return grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, null, audience)));
-      const answer = snapshot.answers[audience];
+        return grpcFrame(toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, null, audience, instance)));
+      const answer = this.answerOf(snapshot, audience, instance);
       answer.frame ??= grpcFrame(
-        toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, snapshot, audience)),
+        toBinary(KonfigoGetConfigResponseSchema, this.konfigoOf(serviceId, snapshot, audience, instance)),
       );
       return answer.frame;
     }
     if (!snapshot) return EMPTY_FRAME;
-    const answer = snapshot.answers[audience];
-    answer.frame ??= grpcFrame(toBinary(GetConfigResponseSchema, this.responseOf(snapshot, audience)));
+    const answer = this.answerOf(snapshot, audience, instance);
+    answer.frame ??= grpcFrame(toBinary(GetConfigResponseSchema, this.responseOf(snapshot, audience, instance)));
     return answer.frame;
   }
 
-  private konfigoOf(serviceId: string, snapshot: Snapshot | null, audience: Audience): KonfigoGetConfigResponse {
+  private konfigoOf(
+    serviceId: string,
+    snapshot: Snapshot | null,
+    audience: Audience,
+    instance: TargetedInstance,
+  ): KonfigoGetConfigResponse {
     return create(KonfigoGetConfigResponseSchema, {
       serviceId,
       versionId: snapshot?.versionId ?? '',
-      entries: snapshot ? this.responseOf(snapshot, audience).entries : [],
+      entries: snapshot ? this.responseOf(snapshot, audience, instance).entries : [],
     });
+  }
+
+  /**
+   * The answer an instance gets: the audience's shared one when the version has no overrides or the
+   * instance matches none (today's path), else its group's (instances that resolve alike share it).
+   */
+  private answerOf(snapshot: Snapshot, audience: Audience, instance: TargetedInstance): Answer {
+    if (instance.labels.size === 0) return snapshot.answers[audience];
+    snapshot.targeted ??= [...snapshot.entries.values()].filter((e) => e.overrides);
+    if (snapshot.targeted.length === 0) return snapshot.answers[audience];
+    const key = resolutionKey(snapshot.targeted, instance.labels);
+    if (key === null) return snapshot.answers[audience];
+    const group = `${audience}\n${key}`;
+    let answer = snapshot.groups.get(group);
+    if (!answer) {
+      if (snapshot.groups.size >= MAX_GROUPS) snapshot.groups.clear();
+      answer = { response: undefined, frame: undefined };
+      snapshot.groups.set(group, answer);
+    }
+    return answer;
   }
 
   private async byLabel(serviceId: string, label: string): Promise<Snapshot | null> {
@@ -138,10 +187,12 @@ export class VersionSnapshots {
     return versionId ? this.snapshot(versionId) : null;
   }
 
-  private responseOf(snapshot: Snapshot, audience: Audience): GetConfigResponse {
-    const answer = snapshot.answers[audience];
+  private responseOf(snapshot: Snapshot, audience: Audience, instance: TargetedInstance): GetConfigResponse {
+    const answer = this.answerOf(snapshot, audience, instance);
+    const shared = answer === snapshot.answers[audience];
     answer.response ??= create(GetConfigResponseSchema, {
       entries: [...snapshot.entries.values()]
+        .map((e) => (shared ? e : resolvedChange(e, instance)))
         .filter((e) => reaches(e, audience))
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .map((e) =>
@@ -215,6 +266,8 @@ export class VersionSnapshots {
         entries: new Map(state.entries.map((e) => [e.key, entryChangeOf(e)])),
         lastTimestamp: state.clock,
         answers: noAnswers(),
+        targeted: null,
+        groups: new Map(),
         stopListening,
       };
       if (early.some((n) => n.kind === 'version-deleted')) {
@@ -242,7 +295,11 @@ export class VersionSnapshots {
       if (change.deleted) snapshot.entries.delete(change.key);
       else snapshot.entries.set(change.key, change);
     }
-    if (notice.entries.length > 0) snapshot.answers = noAnswers();
+    if (notice.entries.length > 0) {
+      snapshot.answers = noAnswers();
+      snapshot.targeted = null;
+      snapshot.groups = new Map();
+    }
   }
 
   private forget(versionId: string): void {

@@ -1,5 +1,11 @@
 import { parseValueType, valueTypeName } from '../../protocol.js';
-import { redactedValue, type EntryRecord, type EntrySchema, type SecretCipher } from '../../core/index.js';
+import {
+  redactedValue,
+  type EntryOverride,
+  type EntryRecord,
+  type EntrySchema,
+  type SecretCipher,
+} from '../../core/index.js';
 import { dictionary, type Dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import { parseEnvText } from './file-parsers.js';
@@ -18,6 +24,11 @@ export interface EntryMetadata {
   readonly enumDefinition: string | null;
   /** The JSON Schema its value must meet; null for none (files written before schemas lack it). */
   readonly schema?: EntrySchema | null;
+  /**
+   * Values for instances by label (raw text, as the REST API has them); a secret's values are null
+   * unless exported with includeSecrets. Absent in files written before overrides.
+   */
+  readonly overrides?: readonly EntryOverride[];
   /** A secret; without its value (null) unless exported with includeSecrets. */
   readonly isSecret?: boolean;
   readonly redacted?: boolean;
@@ -92,6 +103,10 @@ export function exportDocument(
           groupDescription: e.groupDescription,
           enumDefinition: e.enumDefinition,
           schema: e.schema,
+          overrides: e.overrides.map((o) => ({
+            labels: o.labels,
+            rawValue: leftOut(e, secrets) ? null : o.rawValue,
+          })),
           ...(e.isSecret ? { isSecret: true } : {}),
           ...(leftOut(e, secrets)
             ? { redacted: true, fingerprint: redactedValue(secrets.cipher, e.rawValue, e.unreadable).fingerprint }
@@ -186,7 +201,24 @@ function metaOf(value: unknown): Partial<EntryMetadata> | null {
     // Anything but null or an object is kept as it is, for the import to refuse with its key.
     ...(value.schema !== undefined ? { schema: value.schema as EntrySchema | null } : {}),
     ...(value.isSecret === true ? { isSecret: true } : {}),
+    ...(value.overrides !== undefined ? { overrides: overridesOf(value.overrides) } : {}),
   };
+}
+
+/** A file's overrides as sent; the import checks them like the REST API does (requireValidOverrides). */
+function overridesOf(value: unknown): EntryOverride[] {
+  if (!Array.isArray(value)) throw AppError.invalid('An entry\'s "overrides" must be a list.');
+  return value.map((o: unknown): EntryOverride => {
+    const labels = isObject(o) && isObject(o.labels) ? o.labels : null;
+    const rawValue = isObject(o) ? o.rawValue : undefined;
+    if (
+      !labels ||
+      (rawValue !== null && typeof rawValue !== 'string') ||
+      !Object.values(labels).every((v) => typeof v === 'string')
+    )
+      throw AppError.invalid('Each override must be {"labels": {…strings}, "rawValue": text or null}.');
+    return { labels: { ...(labels as Record<string, string>) }, rawValue };
+  });
 }
 
 /**

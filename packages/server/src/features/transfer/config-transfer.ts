@@ -153,6 +153,8 @@ export class ConfigTransfer {
         groupDescription: e.groupDescription,
         enumDefinition: e.enumDefinition,
         schema: e.schema,
+        // A copy makes the versions compare equal: the overrides come with the value.
+        overrides: e.overrides.map(({ labels, rawValue }) => ({ labels, rawValue })),
         ...(e.isSecret ? { isSecret: true } : {}),
       },
     }));

@@ -1,5 +1,5 @@
 import { checkValue, parseValueType, schemaProblem, ValueType } from '../../protocol.js';
-import type { EntryRecord, Stores } from '../../core/index.js';
+import { requireValidOverrides, type EntryOverride, type EntryRecord, type Stores } from '../../core/index.js';
 import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { PlannedChange, Planner } from '../entries/index.js';
@@ -37,7 +37,10 @@ export function importPlanner(
       if (seen.has(item.key)) (errors[item.key] ??= []).push('appears more than once');
       seen.add(item.key);
       const current = live.get(item.key);
-      if (current) {
+      const overridesProblem = current ? problemOf(current, item) : null;
+      if (overridesProblem) {
+        (errors[item.key] ??= []).push(overridesProblem);
+      } else if (current) {
         const change = valueChange(current, item);
         const problem =
           change && !change.same && checkValue(current.valueType, change.rawValue, current.enumDefinition);
@@ -47,8 +50,11 @@ export function importPlanner(
         (errors[item.key] ??= []).push('is not in this version (allow creating missing keys to add it)');
       } else {
         const problem = item.meta?.schema == null ? null : schemaProblem(item.meta.schema);
+        const entry = newEntry(item);
+        const overridesProblem = problemOf(entry, item);
         if (problem) (errors[item.key] ??= []).push(`has a schema that ${problem}`);
-        else changes.push({ kind: 'create', entry: newEntry(item) });
+        else if (overridesProblem) (errors[item.key] ??= []).push(overridesProblem);
+        else changes.push({ kind: 'create', entry });
       }
     }
     const refused = Object.entries(errors);
@@ -64,20 +70,37 @@ export function importPlanner(
   };
 }
 
+/** What is wrong with an item's overrides for its entry (value types, count, labels); null when nothing. */
+function problemOf(entry: Pick<EntryRecord, 'key' | 'valueType' | 'enumDefinition'>, item: ImportedEntry) {
+  if (!item.meta?.overrides) return null;
+  try {
+    requireValidOverrides(entry, item.meta.overrides);
+    return null;
+  } catch (error) {
+    return error instanceof AppError ? error.message : String(error);
+  }
+}
+
+const sameOverrides = (a: readonly EntryOverride[], b: readonly EntryOverride[]) =>
+  JSON.stringify(a.map((o) => [o.labels, o.rawValue])) === JSON.stringify(b.map((o) => [o.labels, o.rawValue]));
+
 function rawOf(valueType: number, item: ImportedEntry): string | null {
   return 'raw' in item.value ? item.value.raw : fromTyped(valueType, item.value.typed);
 }
 
 function valueChange(current: EntryRecord, item: ImportedEntry): Extract<PlannedChange, { kind: 'set' }> | null {
   const raw = rawOf(current.valueType, item);
-  // A secret left out of an export (null, redacted) stays as it is.
+  // A secret left out of an export (null, redacted) stays as it is, its overrides too.
   if (current.isSecret && raw === null) return null;
+  const overrides = item.meta?.overrides;
+  const newOverrides = overrides !== undefined && !sameOverrides(overrides, current.overrides);
   return {
     kind: 'set',
     key: current.key,
     rawValue: raw,
-    same: sameValue(current.valueType, current.rawValue, raw),
+    same: !newOverrides && sameValue(current.valueType, current.rawValue, raw),
     ...(item.meta?.isSecret === true ? { secretValue: true } : {}),
+    ...(newOverrides ? { overrides } : {}),
   };
 }
 
@@ -95,6 +118,7 @@ function newEntry(item: ImportedEntry) {
     groupDescription: item.meta?.groupDescription ?? null,
     isSecret: item.meta?.isSecret === true,
     schema: item.meta?.schema ?? null,
+    ...(item.meta?.overrides ? { overrides: item.meta.overrides } : {}),
   };
 }
 

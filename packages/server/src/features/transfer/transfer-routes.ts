@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { valueTypeName } from '../../protocol.js';
 import { Type } from 'typebox';
 import type { VersionCaps } from '../../core/index.js';
-import { hasPolicy, valueAnswer, type EntryRecord, type SecretCipher } from '../../core/index.js';
+import { hasPolicy, overridesAnswer, valueAnswer, type EntryRecord, type SecretCipher } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
@@ -32,6 +32,15 @@ const SideSchema = Nullable(
     enumDefinition: Nullable(Type.String()),
     schema: Nullable(
       Type.Object({}, { additionalProperties: true, description: 'The JSON Schema its value must meet' }),
+    ),
+    overrides: Type.Array(
+      Type.Object({
+        labels: Type.Record(Type.String(), Type.String()),
+        rawValue: Nullable(Type.String()),
+        redacted: Type.Optional(Type.Boolean()),
+        fingerprint: Type.Optional(Nullable(Type.String())),
+      }),
+      { description: "Values for instances by label (docs/targeting.md); a secret's redacted" },
     ),
     updatedAt: Timestamp,
     isSecret: Type.Boolean(),
@@ -78,6 +87,7 @@ function sideOf(cipher: SecretCipher, e: EntryRecord | null) {
       groupDescription: e.groupDescription,
       enumDefinition: e.enumDefinition,
       schema: e.schema,
+      overrides: overridesAnswer(e, cipher),
       updatedAt: microsToIso(e.updatedAt),
     }
   );
@@ -127,6 +137,9 @@ export const transferRoutes: FastifyPluginAsyncTypebox<TransferRoutesOptions> = 
                 key: Type.String(),
                 change: Type.String(),
                 metadataChanged: Type.Boolean(),
+                overridesChanged: Type.Boolean({
+                  description: 'The overrides differ (a key whose only difference it is counts as valueChanged)',
+                }),
                 base: SideSchema,
                 target: SideSchema,
               }),

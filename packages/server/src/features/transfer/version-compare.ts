@@ -8,6 +8,8 @@ export interface KeyComparison {
   readonly change: Difference;
   /** The metadata (name, description, group, allowed values, schema) differs too. */
   readonly metadataChanged: boolean;
+  /** The overrides by label differ (what some instances get differs, so it counts as valueChanged). */
+  readonly overridesChanged: boolean;
   readonly base: EntryRecord | null;
   readonly target: EntryRecord | null;
 }
@@ -57,6 +59,8 @@ export class VersionCompare {
           a !== null &&
           b !== null &&
           (METADATA.some((field) => a[field] !== b[field]) || JSON.stringify(a.schema) !== JSON.stringify(b.schema));
+        const overridesChanged =
+          a !== null && b !== null && JSON.stringify(a.overrides) !== JSON.stringify(b.overrides);
         const change: Difference | null =
           a === null
             ? 'added'
@@ -64,12 +68,12 @@ export class VersionCompare {
               ? 'removed'
               : a.valueType !== b.valueType
                 ? 'typeChanged'
-                : a.rawValue !== b.rawValue
+                : a.rawValue !== b.rawValue || overridesChanged
                   ? 'valueChanged'
                   : metadataChanged
                     ? 'metadataChanged'
                     : null;
-        if (change) differences.push({ key, change, metadataChanged, base: a, target: b });
+        if (change) differences.push({ key, change, metadataChanged, overridesChanged, base: a, target: b });
         else unchanged++;
       }
       const ref = (v: { id: string; serviceId: string; versionLabel: string }): VersionRef => ({

@@ -19,7 +19,7 @@ const READ_BYTES = 4096;
 
 /**
  * The request body: the Standard Webhooks `type` and `timestamp`, and the proposed change with both
- * sides of each entry as every answer shows them (section 4 objects, secrets redacted).
+ * sides of each entry as every REST answer shows them (secrets redacted).
  */
 export function validationBody(request: ValidationRequest, cipher: SecretCipher, now: number): string {
   return JSON.stringify({

@@ -25,6 +25,7 @@ const entry = (id: string, key: string, rawValue: string | null, isSecret = fals
   updatedAt: '2026-01-01T00:00:00.000000Z',
   isSecret,
   hasValue: rawValue !== null || isSecret,
+  overrides: [],
 });
 
 /** An approved request setting a number and a secret, as the list answers it (the secret's value left out). */

@@ -21,6 +21,7 @@ function entry(overrides: Partial<Entry>): Entry {
     updatedAt: '2026-01-01T00:00:00.000000Z',
     isSecret: false,
     hasValue: true,
+    overrides: [],
     ...overrides,
   };
 }

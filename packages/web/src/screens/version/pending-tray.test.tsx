@@ -24,6 +24,7 @@ const entry: Entry = {
   updatedAt: '2026-01-01T00:00:00.000000Z',
   isSecret: false,
   hasValue: true,
+  overrides: [],
 };
 
 const LIMITS = { minimum: 1, maximum: 300 };
