@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -66,9 +65,6 @@ function labelOf(request: FastifyRequest): string {
   }
   return label;
 }
-
-/** A strong ETag of an answer's bytes: equal answers, equal tags, whatever changed in between. */
-const etagOf = (body: string): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
 /** If-None-Match names this tag (or `*`): RFC 9110's weak comparison. */
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -172,9 +168,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteOptions> = async (
     async (request, reply) => {
       const label = labelOf(request);
       const context = contextOf(request.body);
-      const { flags, versionId } = await options.evaluations.evaluateAll(callerOf(request), label, context);
-      const body = JSON.stringify({ flags, metadata: versionId ? { versionId } : {} });
-      const etag = etagOf(body);
+      const { body, etag } = await options.evaluations.evaluateAllEncoded(callerOf(request), label, context);
       void reply.header('etag', etag).header('cache-control', 'no-cache');
       if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       return sendJson(reply, 200, body);

@@ -270,6 +270,21 @@ describe.each(oneDatabaseKind)('OFREP through the official OpenFeature provider 
     // Attributes that are not text are not labels.
     const numeric = await ofrep('/Payments:Mode', { context: { targetingKey: 'u', region: 7 } });
     expect(numeric.body).toMatchObject({ value: 'Live', reason: 'STATIC' });
+    // Bulk answers are kept per group of contexts that resolve alike: each context gets its own.
+    const modeIn = async (context: Record<string, string>) => {
+      const bulk = await ofrep('', { context });
+      return bulk.body.flags.find((f: { key: string }) => f.key === 'Payments:Mode');
+    };
+    expect(await modeIn({ targetingKey: 'a', region: 'eu' })).toMatchObject({
+      value: 'Test',
+      reason: 'TARGETING_MATCH',
+    });
+    expect(await modeIn({ targetingKey: 'b', region: 'us' })).toMatchObject({ value: 'Live', reason: 'STATIC' });
+    expect(await modeIn({ targetingKey: 'c', region: 'eu' })).toMatchObject({
+      value: 'Test',
+      reason: 'TARGETING_MATCH',
+    });
+    expect(await modeIn({})).toMatchObject({ value: 'Live', reason: 'STATIC' });
     // The same as the instance with those labels gets (GET …/resolve).
     const resolved = await admin.get(`/api/configversions/${serviceId}/${versionId}/resolve?labels=region%3Deu`);
     const entry = resolved.body.entries.find((e: { key: string }) => e.key === 'Payments:Mode');
