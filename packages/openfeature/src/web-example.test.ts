@@ -44,7 +44,7 @@ describe('the OpenFeature web example in Chromium', () => {
     const page = await browser.newPage();
     const query = new URLSearchParams({ server: server.baseUrl, apiKey, version: '1.0.0', poll: '200' });
     await page.goto(`${origin}/?${query.toString()}`);
-    const provider = page.getByRole('status', { name: 'Payment provider' });
+    const provider = page.getByRole('status', { name: 'Flag value' });
     const status = page.getByRole('status', { name: 'Flag status' });
     await until(async () => (await provider.textContent()) === 'Adyen', 'the first value in the page', 30_000);
     expect(await status.textContent()).toBe('STATIC');
