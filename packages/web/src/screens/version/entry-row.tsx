@@ -103,6 +103,16 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             describedBy={describedBy}
           />
         )}
+        {entry.overrides.length > 0 && (
+          <Group gap="xs">
+            <Badge color="teal" variant="light" size="sm" tt="none">
+              {entry.overrides.length === 1 ? '1 override' : `${entry.overrides.length} overrides`}
+            </Badge>
+            <Text size="xs" c="dimmed">
+              Instances with matching labels get another value (see the details).
+            </Text>
+          </Group>
+        )}
         {pending && !entry.isSecret && (
           <Text size="xs" c="dimmed">
             Before your edit: <code>{shown(pending.baseRaw)}</code>
