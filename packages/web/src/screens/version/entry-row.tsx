@@ -67,7 +67,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             </Badge>
           )}
           {justChanged && !stale && (
-            <Badge color="yellow" size="sm">
+            <Badge color="yellow" size="sm" autoContrast>
               Updated just now
             </Badge>
           )}
@@ -105,7 +105,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
         )}
         {entry.overrides.length > 0 && (
           <Group gap="xs">
-            <Badge color="teal" variant="light" size="sm" tt="none">
+            <Badge variant="outline" size="sm" tt="none">
               {entry.overrides.length === 1 ? '1 override' : `${entry.overrides.length} overrides`}
             </Badge>
             <Text size="xs" c="dimmed">

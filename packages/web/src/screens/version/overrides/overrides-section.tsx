@@ -56,7 +56,7 @@ function LabelChips({ labels }: { labels: Readonly<Record<string, string>> }) {
   return (
     <Group gap={4}>
       {Object.entries(labels).map(([k, v]) => (
-        <Badge key={k} variant="light" tt="none" ff="monospace">
+        <Badge key={k} variant="outline" tt="none" ff="monospace">
           {k}={v}
         </Badge>
       ))}
