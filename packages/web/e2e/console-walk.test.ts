@@ -42,6 +42,17 @@ async function seed(admin: ApiClient, baseUrl: string) {
     groupName: 'Payments',
   });
   expect(secret.status, secret.text).toBe(201);
+  // Overrides by label: the badge on the version page, the list in the entry drawer, Resolve for labels….
+  const registered = (await admin.get(entries)).body as { id: string; key: string; generation: number }[];
+  const timeoutEntry = registered.find((e) => e.key === 'Payments:TimeoutSeconds')!;
+  const overrides = await admin.put(`${entries}/${timeoutEntry.id}/overrides`, {
+    overrides: [
+      { labels: { region: 'eu', tier: 'gold' }, rawValue: '60' },
+      { labels: { region: 'eu' }, rawValue: '45' },
+    ],
+    generation: timeoutEntry.generation,
+  });
+  expect(overrides.status, overrides.text).toBe(200);
   const protectedId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1.5.0' })).body
     .id as string;
   const timeout = (
@@ -156,6 +167,14 @@ describe('every console page, at 390 and 1280 px', () => {
         await opened.getByRole('button', { name: 'Cancel' }).click();
         await opened.waitFor({ state: 'hidden' });
       }
+      await page.getByRole('button', { name: 'Resolve for labels…' }).click();
+      const resolving = page.getByRole('dialog', { name: 'Resolve for labels' });
+      await resolving.getByRole('textbox', { name: 'Labels' }).fill('region=eu, tier=gold');
+      await resolving.getByRole('button', { name: 'Resolve', exact: true }).click();
+      await expectVisible(resolving.getByRole('table', { name: 'Resolved values' }).getByText('override #1'));
+      await check('dialog Resolve for labels');
+      await resolving.getByRole('button', { name: 'Close' }).click();
+      await resolving.waitFor({ state: 'hidden' });
       await open(page, '/users');
       await page.getByRole('button', { name: 'New user' }).click();
       await expectVisible(page.getByRole('dialog', { name: 'New user' }).getByLabel('Role'));

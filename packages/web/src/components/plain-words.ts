@@ -33,6 +33,9 @@ const FIELDS: Readonly<Record<string, string>> = {
 
 /** A record field as people call it ("value" for rawValue; another camelCase name as words). */
 export function fieldWords(field: string): string {
+  // An entry's override by its 0-based index (`overrides[1].rawValue`): "Override 2 value".
+  const override = /^overrides\[(\d+)\]\.(\w+)$/.exec(field);
+  if (override) return `Override ${Number(override[1]) + 1} ${fieldWords(override[2] ?? '')}`;
   if (Object.hasOwn(FIELDS, field)) return FIELDS[field] ?? field;
   return /^[a-z]+[A-Z]/.test(field) ? identifierWords(field).toLowerCase() : field;
 }

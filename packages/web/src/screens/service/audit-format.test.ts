@@ -69,3 +69,36 @@ describe('audit records of secrets in words', () => {
     ]);
   });
 });
+
+describe('audit records of overrides in words', () => {
+  it('shows overrides by label as key=value and their values, never as the API’s field names', () => {
+    const set = record({
+      action: 'OverridesSet',
+      changes: {
+        before: { key: 'Http:TimeoutSeconds', rawValue: '30', overrides: [], generation: 2 },
+        after: {
+          key: 'Http:TimeoutSeconds',
+          rawValue: '30',
+          overrides: [
+            { labels: { region: 'eu', tier: 'gold' }, rawValue: '60' },
+            { labels: { region: 'eu' }, rawValue: '45' },
+          ],
+          generation: 3,
+        },
+      },
+    });
+    expect(changeSummary(set)).toEqual(['overrides: none → region=eu, tier=gold: 60; region=eu: 45']);
+    const secret = record({
+      action: 'OverridesSet',
+      changes: {
+        before: { key: 'Api:Key', overrides: [], redacted: true },
+        after: {
+          key: 'Api:Key',
+          overrides: [{ labels: { region: 'eu' }, rawValue: null, redacted: true }],
+          redacted: true,
+        },
+      },
+    });
+    expect(changeSummary(secret)).toEqual(['overrides: none → region=eu: ••••••']);
+  });
+});

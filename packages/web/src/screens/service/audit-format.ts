@@ -44,11 +44,26 @@ function show(value: unknown): string {
  * the value's fingerprint instead): it reads as the version page shows a secret, never as `null`.
  */
 function fieldText(state: Fields, field: string): string {
+  if (field === 'overrides' && Array.isArray(state.overrides)) return overridesText(state.overrides);
   if (field === 'rawValue' && state.redacted === true) {
     const fingerprint = typeof state.fingerprint === 'string' ? state.fingerprint.slice(0, 16) : null;
     return `•••••• (secret${fingerprint ? `, fingerprint ${fingerprint}` : ''})`;
   }
   return show(state[field]);
+}
+
+/** An entry's overrides by label in words: `region=eu, tier=gold: 60; region=eu: 45`, a secret's redacted. */
+function overridesText(overrides: readonly unknown[]): string {
+  if (overrides.length === 0) return 'none';
+  return overrides
+    .map((item) => {
+      const o = fieldsOf(item) ?? {};
+      const labels = Object.entries(fieldsOf(o.labels) ?? {})
+        .map(([k, v]) => `${k}=${show(v)}`)
+        .join(', ');
+      return `${labels}: ${o.redacted === true ? '••••••' : show(o.rawValue)}`;
+    })
+    .join('; ');
 }
 
 /** What changed, field by field ("value: 30 → 45"); for a creation or deletion, the state it had. */

@@ -14,6 +14,7 @@ import { checkSchemaText } from '../../rules/schema-check';
 import { useServiceAccess } from '../service/use-service';
 import { useMe } from '../sign-in/use-session';
 import { EntryHistory } from './entry-history';
+import { OverridesSection } from './overrides';
 import { ProtectedNote } from './protected-note';
 import { entryRoute } from './route';
 import { SchemaField, useSchemaText } from './schema-field';
@@ -179,6 +180,13 @@ export function EntryDrawer() {
             </Table.Tbody>
           </Table>
           {first.isError && <ProblemAlert error={first.error} />}
+          <OverridesSection
+            key={`overrides-${entry.id}`}
+            serviceId={serviceId}
+            versionId={versionId}
+            entry={entry}
+            mayEdit={access.write && !isProtected}
+          />
           <EntryHistory serviceId={serviceId} versionId={versionId} entry={entry} mayRestore={access.write} />
           {access.manage ? (
             <>

@@ -67,7 +67,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             </Badge>
           )}
           {justChanged && !stale && (
-            <Badge color="yellow" size="sm">
+            <Badge color="yellow" size="sm" autoContrast>
               Updated just now
             </Badge>
           )}
@@ -102,6 +102,16 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             disabled={readOnlyReasonId !== undefined}
             describedBy={describedBy}
           />
+        )}
+        {entry.overrides.length > 0 && (
+          <Group gap="xs">
+            <Badge variant="outline" size="sm" tt="none">
+              {entry.overrides.length === 1 ? '1 override' : `${entry.overrides.length} overrides`}
+            </Badge>
+            <Text size="xs" c="dimmed">
+              Instances with matching labels get another value (see the details).
+            </Text>
+          </Group>
         )}
         {pending && !entry.isSecret && (
           <Text size="xs" c="dimmed">

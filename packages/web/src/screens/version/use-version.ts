@@ -134,3 +134,20 @@ export function useDeleteEntry(serviceId: string, versionId: string, entryId: st
     },
   });
 }
+
+export interface OverridesSet {
+  readonly overrides: { labels: Record<string, string>; rawValue: string | null }[];
+  readonly generation: number;
+}
+
+/** Replaces an entry's overrides by label (docs/targeting.md); the answer is the entry. */
+export function useSetOverrides(serviceId: string, versionId: string, entryId: string) {
+  return useEntryMutation(serviceId, versionId, async (body: OverridesSet) => [
+    await unwrap(
+      api.PUT('/api/configentries/{serviceId}/{versionId}/{entryId}/overrides', {
+        params: { path: { serviceId, versionId, entryId } },
+        body,
+      }),
+    ),
+  ]);
+}

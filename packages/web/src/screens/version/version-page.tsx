@@ -1,4 +1,15 @@
-import { Badge, Breadcrumbs, Group, Loader, Stack, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import {
+  Badge,
+  Breadcrumbs,
+  Button,
+  Group,
+  Loader,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { AnchorLink } from '../../components/anchor-link';
 import { Outlet, useNavigate } from '@tanstack/react-router';
@@ -13,6 +24,7 @@ import { ChangeRequestsSection } from './change-requests';
 import { ConflictDialog } from './conflict-dialog';
 import { EntryList } from './entry-list';
 import { InstancesSection } from './instances-section';
+import { ResolveDialog } from './overrides';
 import { PendingTray } from './pending-tray';
 import { ProtectionSwitch } from './protection-switch';
 import { ReviewDialog } from './review-dialog';
@@ -46,6 +58,7 @@ export function VersionPage() {
   const access = useServiceAccess(serviceId, me.data);
   const manage = access.manage;
   const [reviewing, setReviewing] = useState(false);
+  const [resolving, setResolving] = useState(false);
   const pending = usePendingChanges();
   const live = useLiveEntries(serviceId, versionId, entries.data);
   const note = useStatusNote();
@@ -142,7 +155,16 @@ export function VersionPage() {
               : `${all.length} ${all.length === 1 ? 'entry' : 'entries'}`}
           </Text>
         )}
+        <Button variant="default" onClick={() => setResolving(true)}>
+          Resolve for labels…
+        </Button>
       </Group>
+      <ResolveDialog
+        serviceId={serviceId}
+        versionId={versionId}
+        opened={resolving}
+        onClose={() => setResolving(false)}
+      />
       <VisuallyHidden aria-live="polite">{live.announcement}</VisuallyHidden>
       {entries.isPending && <Loader aria-label="Loading entries" />}
       {entries.isError && <ProblemAlert error={entries.error} />}
