@@ -33,7 +33,7 @@ describe.each(databaseKinds)('restarts of the server on %s', (kind) => {
       : (serving = await processes.start());
   beforeAll(async () => {
     processes = await serverProcesses(kind);
-    other = await processes.admin(await processes.startElsewhere());
+    other = await (await processes.startInProcess()).admin();
   });
   afterAll(async () => {
     await processes?.cleanup();
