@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   findFreePort,
   killServerProcesses,
@@ -164,7 +164,9 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
     }
   });
 
-  it(
+  // This test and the next only read the source (idle now) and write folders of their own: they run
+  // at the same time, as most of their time is child processes loading the server.
+  it.concurrent(
     'keeps the data folder 0700 and the database, its -wal and -shm, the key file and backups 0600 under umask 000',
     async () => {
       expect(modeOf(sourceDir)).toBe('700');
@@ -193,7 +195,7 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
   let keyNamedByRestore: string;
   const restoredQuiet = path.join(root, 'restored-quiet');
 
-  it(
+  it.concurrent(
     'restores without the key file: the server refuses to start (exit 1, naming Secrets:MasterKeyFile) and creates no key',
     async () => {
       const backup = await runServerCommand([
@@ -250,25 +252,18 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
 
   it('refuses to restore into a folder that is not empty (exit 1) and changes nothing in it', async () => {
     const before = snapshotOf(sourceDir);
-    const result = await runServerCommand([
-      'restore',
-      path.join(root, 'quiet.db'),
-      `--Database:DataDir=${sourceDir}`,
-      LOCAL,
+    const other = path.join(root, 'other-files');
+    mkdirSync(other);
+    writeFileSync(path.join(other, 'notes.txt'), 'keep me');
+    // Two independent commands: run together.
+    const [result, refused] = await Promise.all([
+      runServerCommand(['restore', path.join(root, 'quiet.db'), `--Database:DataDir=${sourceDir}`, LOCAL]),
+      runServerCommand(['restore', path.join(root, 'quiet.db'), `--Database:DataDir=${other}`, LOCAL]),
     ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`Database:DataDir ${sourceDir} is not empty`);
     expect(snapshotOf(sourceDir)).toEqual(before);
 
-    const other = path.join(root, 'other-files');
-    mkdirSync(other);
-    writeFileSync(path.join(other, 'notes.txt'), 'keep me');
-    const refused = await runServerCommand([
-      'restore',
-      path.join(root, 'quiet.db'),
-      `--Database:DataDir=${other}`,
-      LOCAL,
-    ]);
     expect(refused.code).toBe(1);
     expect(snapshotOf(other)).toEqual({ 'notes.txt': createHash('sha256').update('keep me').digest('hex') });
   });
@@ -277,26 +272,26 @@ describe('realtime-config-server backup and restore (embedded database)', () => 
     const notABackup = path.join(root, 'not-a-backup.db');
     writeFileSync(notABackup, 'SQLite format 3? no.');
     const target = path.join(root, 'never-created');
-    const result = await runServerCommand(['restore', notABackup, `--Database:DataDir=${target}`, LOCAL]);
+    const missingTarget = path.join(root, 'never-created-either');
+    // Two independent commands: run together.
+    const [result, missing] = await Promise.all([
+      runServerCommand(['restore', notABackup, `--Database:DataDir=${target}`, LOCAL]),
+      runServerCommand(['restore', path.join(root, 'nothing.db'), `--Database:DataDir=${missingTarget}`, LOCAL]),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('not a usable database');
     expect(existsSync(target)).toBe(false);
-    const missing = await runServerCommand([
-      'restore',
-      path.join(root, 'nothing.db'),
-      `--Database:DataDir=${target}`,
-      LOCAL,
-    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('The backup file does not exist');
+    expect(existsSync(missingTarget)).toBe(false);
   });
 });
 
-describe('realtime-config-server backup and restore with PostgreSQL', () => {
+describe.concurrent('realtime-config-server backup and restore with PostgreSQL', () => {
   // The commands stop before connecting: no database is needed to see them decline.
   const url = '--Database:Url=postgres://config:secret@db.example.com:5432/realtime';
 
-  it('declines backup with exit 2 and points to pg_dump', async () => {
+  it('declines backup with exit 2 and points to pg_dump', async ({ onTestFinished }) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'rc-pg-backup-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const result = await runServerCommand(['backup', path.join(dir, 'x.db'), url, LOCAL]);

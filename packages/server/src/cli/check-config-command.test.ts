@@ -33,7 +33,8 @@ const problemsIn = (stderr: string): string[] =>
     .filter((line) => line.startsWith('  - '))
     .map((line) => line.slice(4));
 
-describe('realtime-config-server check-config', () => {
+// Each test runs its own processes in folders of its own: they run at the same time.
+describe.concurrent('realtime-config-server check-config', () => {
   it('names every problem of every source, each with its key, and exits 1', async () => {
     const cwd = folderWith({
       'appsettings.json': {

@@ -9,7 +9,7 @@ import {
   startServerProcess,
 } from '@realtime-config/test-support/server-process';
 import { createTestDatabase, databaseKinds, postgresUrl } from '@realtime-config/test-support/test-databases';
-import { ADMIN_PASSWORD, ApiClient, startTestServer } from '@realtime-config/test-support/test-server';
+import { ADMIN_PASSWORD, ApiClient, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '@realtime-config/test-support/webhook-receiver';
 
 interface Delivery {
@@ -23,14 +23,17 @@ async function setUpService(admin: ApiClient, name: string, keys: string[], urls
   const serviceId = (await admin.post('/api/services', { name })).body.id as string;
   const versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1' })).body.id as string;
   const entries = new Map<string, { id: string; generation: number }>();
-  for (const key of keys) {
-    const res = await admin.post(`/api/configentries/${serviceId}/${versionId}`, { key, valueType: 1, rawValue: '0' });
+  // Independent requests go together: on PostgreSQL each webhook's creation answers only after
+  // the other instances' caches have expired (half a second).
+  const created = await Promise.all(
+    keys.map((key) => admin.post(`/api/configentries/${serviceId}/${versionId}`, { key, valueType: 1, rawValue: '0' })),
+  );
+  for (const [i, res] of created.entries()) {
     expect(res.status, res.text).toBe(201);
-    entries.set(key, res.body);
+    entries.set(keys[i]!, res.body);
   }
   const hooks: string[] = [];
-  for (const url of urls) {
-    const res = await admin.post(`/api/services/${serviceId}/webhooks`, { url });
+  for (const res of await Promise.all(urls.map((url) => admin.post(`/api/services/${serviceId}/webhooks`, { url })))) {
     expect(res.status, res.text).toBe(201);
     hooks.push(res.body.id);
   }
@@ -59,16 +62,17 @@ describe.each(databaseKinds)('webhook reliability on %s', (kind) => {
   it('delivers a change committed just before a SIGKILL after the restart, exactly once per receiver', async () => {
     const database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
     const dataDir = mkdtempSync(path.join(tmpdir(), 'rc-hook-kill-'));
+    let restarted: TestServer | undefined;
     try {
       const port = await findFreePort();
       // Nothing listens on the receivers' ports yet: no attempt can succeed before the kill.
       const receiverPorts = [await findFreePort(), await findFreePort()];
-      const args = serverProcessArgs(port, [
-        ...(database ? database.args : [`--Database:DataDir=${dataDir}`]),
+      const databaseArgs = database ? database.args : [`--Database:DataDir=${dataDir}`];
+      const instanceArgs = [
         '--Webhooks:AllowPrivateNetworks=true',
         ...[0, 1, 2, 3, 4, 5].map((i) => `--Webhooks:RetrySchedule:${i}=0.5`),
-      ]);
-      let server = await startServerProcess({ args });
+      ];
+      const server = await startServerProcess({ args: serverProcessArgs(port, [...databaseArgs, ...instanceArgs]) });
       const admin = await new ApiClient(server.baseUrl).login('admin', ADMIN_PASSWORD);
       const urls = receiverPorts.map((p) => `http://127.0.0.1:${p}/hook`);
       const service = await setUpService(admin, `killed-${kind}`, ['Key'], urls);
@@ -77,8 +81,12 @@ describe.each(databaseKinds)('webhook reliability on %s', (kind) => {
       await server.kill();
 
       for (const p of receiverPorts) receivers.push(await startWebhookReceiver({ port: p }));
-      server = await startServerProcess({ args });
-      const again = await new ApiClient(server.baseUrl).login('admin', ADMIN_PASSWORD);
+      // The instance that starts next on the same database: in this process, a start of about a second.
+      restarted = await startTestServer({
+        database: { name: kind, args: databaseArgs, drop: () => Promise.resolve() },
+        args: instanceArgs,
+      });
+      const again = await restarted.admin();
       for (const [i, hookId] of service.hooks.entries()) {
         await expect
           .poll(async () => (await service.deliveries(again, hookId))[0]?.status, { timeout: 30_000 })
@@ -90,6 +98,7 @@ describe.each(databaseKinds)('webhook reliability on %s', (kind) => {
         expect(received[0]!.headers['webhook-id']).toBe(delivery!.id);
       }
     } finally {
+      await restarted?.close();
       await killServerProcesses();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });

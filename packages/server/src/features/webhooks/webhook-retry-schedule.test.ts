@@ -4,8 +4,11 @@ import { createTestDatabase, databaseKinds } from '@realtime-config/test-support
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '@realtime-config/test-support/webhook-receiver';
 
-/** Seconds waited after each failed attempt; short, so the spacing shows within a test. */
-const SCHEDULE = [1, 2, 3];
+/**
+ * Seconds waited after each failed attempt: short, so the spacing shows within a test, and distinct,
+ * so each step's own wait is checked.
+ */
+const SCHEDULE = [0.5, 1, 1.5];
 const JITTER = 0.1;
 /** How late a due retry may go out: the dispatcher sleeps until the earliest due delivery. */
 const LATE_MS = 1500;

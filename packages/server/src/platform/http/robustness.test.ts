@@ -838,7 +838,7 @@ describe.each(databaseKinds)('REST API robustness on %s', (kind) => {
   const generations = new Map<number, number>();
   let fixturesStale = true;
   let sessionsStale = true;
-  let victimStale = true;
+  let usersStale = true;
   /** "route → status" counts, printed when FC_VERBOSE is set, to see what the runs reached. */
   const statusCounts = new Map<string, number>();
   async function expectStatus<T = any>(
@@ -850,36 +850,35 @@ describe.each(databaseKinds)('REST API robustness on %s', (kind) => {
     return r.body;
   }
 
+  let developerMade = false;
+  /** A new session of the developer, or null when it does not sign in as one (changed, deleted). */
+  async function developerSession(): Promise<string | null> {
+    const client = server.client();
+    const res = await client.post('/auth/login', { username: DEV_USER, password: DEV_PASSWORD });
+    const isDeveloper = res.status === 200 && JSON.stringify(res.body.roles) === '["developer"]';
+    return isDeveloper ? client.sessionCookie : null;
+  }
+
   async function signIn(name: string, secret: string): Promise<string> {
     const client = await server.client().login(name, secret);
     if (!client.sessionCookie) throw new Error(`no session cookie for ${name}`);
     return client.sessionCookie;
   }
 
-  /** A service with a version holding one entry of every type and two members, and a second service with a version. */
+  /**
+   * A service with a version holding one entry of every type and two members, and a second service
+   * with a version. Requests that do not depend on each other go together: the fixtures are made
+   * again after every successful delete of one of them.
+   */
   async function createFixtures(): Promise<void> {
-    const service = await expectStatus(admin.post('/api/services', { name: `fuzz ${Date.now()}` }), [201]);
-    const version = await expectStatus(
-      admin.post(`/api/configversions/${service.id}`, { versionLabel: '1.0.0' }),
-      [201],
-    );
-    const other = await expectStatus(admin.post('/api/services', { name: `fuzz other ${Date.now()}` }), [201]);
-    const otherVersion = await expectStatus(
-      admin.post(`/api/configversions/${other.id}`, { versionLabel: '2.0.0' }),
-      [201],
-    );
-    await expectStatus(
-      admin.post('/api/users', { username: MEMBER, password: 'fuzzmember-password-for-tests', role: 'developer' }),
-      [201, 409],
-    );
-    await expectStatus(admin.post(`/api/services/${service.id}/members`, { userId: MEMBER }), [201]);
-    await expectStatus(admin.post(`/api/services/${service.id}/members`, { userId: DEV_USER }), [201]);
-    ids
-      .set('service', service.id)
-      .set('version', version.id)
-      .set('otherService', other.id)
-      .set('otherVersion', otherVersion.id);
-    ids.set('member', MEMBER).set('user', VICTIM_USER);
+    const [service, other] = await Promise.all([
+      expectStatus(admin.post('/api/services', { name: `fuzz ${Date.now()}` }), [201]),
+      expectStatus(admin.post('/api/services', { name: `fuzz other ${Date.now()}` }), [201]),
+    ]);
+    const [version, otherVersion] = await Promise.all([
+      expectStatus(admin.post(`/api/configversions/${service.id}`, { versionLabel: '1.0.0' }), [201]),
+      expectStatus(admin.post(`/api/configversions/${other.id}`, { versionLabel: '2.0.0' }), [201]),
+    ]);
     const defaults: Record<number, string> = {
       0: 'anything',
       1: 'text',
@@ -891,36 +890,69 @@ describe.each(databaseKinds)('REST API robustness on %s', (kind) => {
       7: '[1,2]',
       8: '{"a":1}',
     };
-    for (const type of ENTRY_TYPES) {
-      const entry = await expectStatus(
-        admin.post(`/api/configentries/${service.id}/${version.id}`, {
-          key: `Fuzz:Type${type}`,
-          valueType: type,
-          rawValue: defaults[type] ?? null,
-          enumDefinition: type === 5 ? ENUM_DEFINITION : null,
-        }),
-        [201],
-      );
-      ids.set(`entry${type}`, entry.id);
-    }
+    const [entries] = await Promise.all([
+      Promise.all(
+        ENTRY_TYPES.map((type) =>
+          expectStatus(
+            admin.post(`/api/configentries/${service.id}/${version.id}`, {
+              key: `Fuzz:Type${type}`,
+              valueType: type,
+              rawValue: defaults[type] ?? null,
+              enumDefinition: type === 5 ? ENUM_DEFINITION : null,
+            }),
+            [201],
+          ),
+        ),
+      ),
+      expectStatus(admin.post(`/api/services/${service.id}/members`, { userId: MEMBER }), [201]),
+      expectStatus(admin.post(`/api/services/${service.id}/members`, { userId: DEV_USER }), [201]),
+    ]);
+    ids
+      .set('service', service.id)
+      .set('version', version.id)
+      .set('otherService', other.id)
+      .set('otherVersion', otherVersion.id);
+    ids.set('member', MEMBER).set('user', VICTIM_USER);
+    for (const [i, type] of ENTRY_TYPES.entries()) ids.set(`entry${type}`, entries[i].id);
     fixturesStale = false;
   }
 
   async function refresh(): Promise<void> {
     if (sessionsStale) {
-      const created = await admin.post('/api/users', { username: DEV_USER, password: DEV_PASSWORD, role: 'developer' });
-      if (created.status !== 201)
-        await expectStatus(admin.put(`/api/users/${DEV_USER}`, { password: DEV_PASSWORD, role: 'developer' }), [200]);
-      cookies.developer = await signIn(DEV_USER, DEV_PASSWORD);
-      cookies.disposable = await signIn(DEV_USER, DEV_PASSWORD);
+      // The developer is made (or reset) only when it cannot sign in as one: a creation or a
+      // password change hashes with PBKDF2, and sign-outs make new sessions needed often.
+      const sessions = developerMade ? await Promise.all([developerSession(), developerSession()]) : [null, null];
+      if (sessions.includes(null)) {
+        const created = await admin.post('/api/users', {
+          username: DEV_USER,
+          password: DEV_PASSWORD,
+          role: 'developer',
+        });
+        if (created.status !== 201)
+          await expectStatus(admin.put(`/api/users/${DEV_USER}`, { password: DEV_PASSWORD, role: 'developer' }), [200]);
+        developerMade = true;
+        [cookies.developer, cookies.disposable] = await Promise.all([
+          signIn(DEV_USER, DEV_PASSWORD),
+          signIn(DEV_USER, DEV_PASSWORD),
+        ]);
+      } else {
+        [cookies.developer, cookies.disposable] = sessions;
+      }
       sessionsStale = false;
     }
-    if (victimStale) {
-      await expectStatus(
-        admin.post('/api/users', { username: VICTIM_USER, password: 'victim-password-for-tests', role: 'developer' }),
-        [201, 409],
-      );
-      victimStale = false;
+    if (usersStale) {
+      // Each creation hashes its password (PBKDF2): made again only after a user was deleted.
+      await Promise.all([
+        expectStatus(
+          admin.post('/api/users', { username: VICTIM_USER, password: 'victim-password-for-tests', role: 'developer' }),
+          [201, 409],
+        ),
+        expectStatus(
+          admin.post('/api/users', { username: MEMBER, password: 'fuzzmember-password-for-tests', role: 'developer' }),
+          [201, 409],
+        ),
+      ]);
+      usersStale = false;
     }
     if (fixturesStale) await createFixtures();
   }
@@ -1013,7 +1045,7 @@ describe.each(databaseKinds)('REST API robustness on %s', (kind) => {
 
     // A successful delete or sign-out may have removed what later runs refer to.
     if (status < 300 && spec.method === 'DELETE') {
-      if (spec.route.startsWith('DELETE /api/users/')) victimStale = true;
+      if (spec.route.startsWith('DELETE /api/users/')) usersStale = true;
       else if (spec.route.startsWith('DELETE /api/')) fixturesStale = true;
     }
     if (status < 300 && spec.route === 'POST /auth/logout' && (spec.auth === 'developer' || spec.auth === 'disposable'))
