@@ -1,15 +1,22 @@
-import { Badge, Button, Code, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { CreatedWebhook, Webhook } from '@realtime-config/protocol/rest';
-import { asProblem } from '../../api/problem';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { EmptyState } from '../../components/empty-state';
 import { FormDialog } from '../../components/form-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
-import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
 import { useFormFields } from '../../components/use-form-fields';
 import { orNull, webhookRules } from '../../rules/form-rules';
+import {
+  DeleteEndpointButton,
+  EnabledBadge,
+  EndpointListStatus,
+  EndpointSecretDialog,
+  EndpointsHeader,
+  EndpointUrl,
+  EndpointUrlInput,
+  ownersOnly,
+} from './endpoint-parts';
 import { webhooksTabRoute } from './route';
 import { useCreateWebhook, useDeleteWebhook, useDeliveries, useRedeliver, useWebhooks } from './use-webhooks';
 
@@ -45,12 +52,9 @@ function NewWebhookDialog(props: {
       onOpen={() => form.reset(EMPTY)}
       onSubmit={submit}
     >
-      <TextInput
-        label="URL"
+      <EndpointUrlInput
         placeholder="https://hooks.example.com/realtime-config"
         description="Every change of this service is posted here, signed (Standard Webhooks)."
-        required
-        data-autofocus
         {...form.input('url')}
       />
       <TextInput label="Description" {...form.input('description')} />
@@ -61,22 +65,6 @@ function NewWebhookDialog(props: {
         {...form.input('keyPrefix')}
       />
     </FormDialog>
-  );
-}
-
-function SecretDialog({ created, onClose }: { created: CreatedWebhook | null; onClose: () => void }) {
-  return (
-    <ShownOnceDialog
-      value={created?.secret ?? null}
-      title="Webhook created"
-      valueLabel="Webhook secret"
-      copyLabel="Copy secret"
-      alertTitle="Copy the secret now"
-      alertColor="blue"
-      onClose={onClose}
-    >
-      This is the only time the signing secret is shown. Your receiver verifies each delivery with it.
-    </ShownOnceDialog>
   );
 }
 
@@ -160,26 +148,18 @@ export function WebhooksTab() {
   const [shown, setShown] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
 
-  if (webhooks.isError && asProblem(webhooks.error).status === 403) {
-    return <Text>Only owners of this service and admins see and manage its webhooks.</Text>;
-  }
+  const refused = ownersOnly(webhooks, 'webhooks');
+  if (refused) return refused;
   const selected = webhooks.data?.find((w) => w.id === shown) ?? null;
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Text c="dimmed" size="sm">
-          Each committed change is posted to every webhook, signed with its secret, and retried until it is answered.
-        </Text>
-        <Button onClick={() => setCreating(true)}>New webhook</Button>
-      </Group>
-      {webhooks.isPending && <Loader aria-label="Loading webhooks" />}
-      {webhooks.isError && <ProblemAlert error={webhooks.error} />}
-      {webhooks.data?.length === 0 && (
-        <EmptyState title="No webhooks yet">
-          Add one to tell a chat, a pipeline or a cache of every change of this service.
-        </EmptyState>
-      )}
+      <EndpointsHeader newLabel="New webhook" onNew={() => setCreating(true)}>
+        Each committed change is posted to every webhook, signed with its secret, and retried until it is answered.
+      </EndpointsHeader>
+      <EndpointListStatus list={webhooks} plural="webhooks" emptyTitle="No webhooks yet">
+        Add one to tell a chat, a pipeline or a cache of every change of this service.
+      </EndpointListStatus>
       {webhooks.data && webhooks.data.length > 0 && (
         <Table striped aria-label="Webhooks" className="rc-stack">
           <Table.Thead>
@@ -195,24 +175,19 @@ export function WebhooksTab() {
             {webhooks.data.map((w) => (
               <Table.Tr key={w.id}>
                 <Table.Td>
-                  <Code>{w.url}</Code>
-                  {w.description && <Text size="sm">{w.description}</Text>}
+                  <EndpointUrl endpoint={w} />
                 </Table.Td>
                 <Table.Td data-label="Events">{w.eventTypes?.join(', ') ?? 'all'}</Table.Td>
                 <Table.Td data-label="Key prefix">{w.keyPrefix ?? 'every key'}</Table.Td>
                 <Table.Td>
-                  <Badge variant="dot" color={w.enabled ? 'green' : 'gray'}>
-                    {w.enabled ? 'Enabled' : 'Disabled'}
-                  </Badge>
+                  <EnabledBadge enabled={w.enabled} />
                 </Table.Td>
                 <Table.Td>
                   <Group gap="xs">
                     <Button size="xs" variant="light" onClick={() => setShown(w.id)} aria-pressed={shown === w.id}>
                       Deliveries
                     </Button>
-                    <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(w)}>
-                      Delete
-                    </Button>
+                    <DeleteEndpointButton onClick={() => setDeleting(w)} />
                   </Group>
                 </Table.Td>
               </Table.Tr>
@@ -231,7 +206,9 @@ export function WebhooksTab() {
           setShown(webhook.id);
         }}
       />
-      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <EndpointSecretDialog noun="Webhook" created={created} onClose={() => setCreated(null)}>
+        Your receiver verifies each delivery with it.
+      </EndpointSecretDialog>
       <ConfirmDialog
         opened={deleting !== null}
         onClose={() => {
