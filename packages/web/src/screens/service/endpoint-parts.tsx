@@ -3,7 +3,10 @@ import type { ReactNode } from 'react';
 import { asProblem } from '../../api/problem';
 import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
+import { FormDialog } from '../../components/form-dialog';
 import { ShownOnceDialog } from '../../components/shown-once-dialog';
+import { useFormFields, type Rules } from '../../components/use-form-fields';
+import { orNull } from '../../rules/form-rules';
 
 /*
  * What the Webhooks and Validators tabs share: both list URLs a service posts to, signed, each with
@@ -62,9 +65,57 @@ export function EndpointListStatus(props: {
   );
 }
 
-/** The URL field of a `New …` dialog: required, focused first. */
-export function EndpointUrlInput(props: Omit<TextInputProps, 'label' | 'required'>) {
-  return <TextInput label="URL" required data-autofocus {...props} />;
+/** The request that creates an endpoint (a react-query mutation). */
+interface CreateMutation<B, C> {
+  readonly isPending: boolean;
+  readonly error: Error | null;
+  reset(): void;
+  mutate(body: B, options: { onSuccess: (created: C) => void }): void;
+}
+
+type EndpointForm = Record<string, string> & { url: string; description: string };
+
+/**
+ * `New webhook`, `New validator`: the URL (required, focused first), the description and the fields
+ * only this kind has (`more`); `bodyOf` makes the request's body of the URL and description as the
+ * server takes them (trimmed, an empty description null) and of those other fields.
+ */
+export function NewEndpointDialog<F extends EndpointForm, B, C>(props: {
+  noun: 'webhook' | 'validator';
+  opened: boolean;
+  onClose: () => void;
+  create: CreateMutation<B, C>;
+  onCreated: (created: C) => void;
+  empty: F;
+  rules: Rules<F>;
+  bodyOf: (endpoint: { url: string; description: string | null }, values: F) => B;
+  url: Pick<TextInputProps, 'placeholder' | 'description'>;
+  descriptionPlaceholder?: string;
+  more?: (input: ReturnType<typeof useFormFields<F>>['input']) => ReactNode;
+}) {
+  const { create } = props;
+  const form = useFormFields(props.empty, props.rules, create.error);
+  const submit = () => {
+    if (!form.trySubmit()) return;
+    const endpoint = { url: form.values.url.trim(), description: orNull(form.values.description) };
+    create.mutate(props.bodyOf(endpoint, form.values), { onSuccess: props.onCreated });
+  };
+  return (
+    <FormDialog
+      opened={props.opened}
+      onClose={props.onClose}
+      title={`New ${props.noun}`}
+      submitLabel={`Create ${props.noun}`}
+      mutation={create}
+      fields={Object.keys(props.empty)}
+      onOpen={() => form.reset(props.empty)}
+      onSubmit={submit}
+    >
+      <TextInput label="URL" {...props.url} required data-autofocus {...form.input('url')} />
+      <TextInput label="Description" placeholder={props.descriptionPlaceholder} {...form.input('description')} />
+      {props.more?.(form.input)}
+    </FormDialog>
+  );
 }
 
 /** The first cell of a row: the URL, and the description under it. */

@@ -1,12 +1,10 @@
-import { Button, Group, Stack, Table, TextInput } from '@mantine/core';
+import { Button, Group, Stack, Table } from '@mantine/core';
 import { useState } from 'react';
 import type { CreatedValidator, Validator } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { FormDialog } from '../../components/form-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
-import { useFormFields } from '../../components/use-form-fields';
-import { orNull, validatorRules } from '../../rules/form-rules';
+import { validatorRules } from '../../rules/form-rules';
 import {
   DeleteEndpointButton,
   EnabledBadge,
@@ -14,49 +12,13 @@ import {
   EndpointSecretDialog,
   EndpointsHeader,
   EndpointUrl,
-  EndpointUrlInput,
+  NewEndpointDialog,
   ownersOnly,
 } from './endpoint-parts';
 import { validatorsTabRoute } from './route';
 import { useChangeValidator, useCreateValidator, useDeleteValidator, useValidators } from './use-validators';
 
 const EMPTY = { url: '', description: '' };
-
-function NewValidatorDialog(props: {
-  serviceId: string;
-  opened: boolean;
-  onClose: () => void;
-  onCreated: (created: CreatedValidator) => void;
-}) {
-  const create = useCreateValidator(props.serviceId);
-  const form = useFormFields(EMPTY, validatorRules, create.error);
-  const submit = () => {
-    if (!form.trySubmit()) return;
-    create.mutate(
-      { url: form.values.url.trim(), description: orNull(form.values.description) },
-      { onSuccess: props.onCreated },
-    );
-  };
-  return (
-    <FormDialog
-      opened={props.opened}
-      onClose={props.onClose}
-      title="New validator"
-      submitLabel="Create validator"
-      mutation={create}
-      fields={['url', 'description']}
-      onOpen={() => form.reset(EMPTY)}
-      onSubmit={submit}
-    >
-      <EndpointUrlInput
-        placeholder="https://ci.example.com/realtime-config/validate"
-        description="Every change of this service's values is posted here, signed, before it is saved; an answer other than 2xx refuses it."
-        {...form.input('url')}
-      />
-      <TextInput label="Description" placeholder="CI gate" {...form.input('description')} />
-    </FormDialog>
-  );
-}
 
 /** What an owner is asked to confirm: removing a validator, or letting writes past it. */
 type Pending = { readonly action: 'delete' | 'disable'; readonly validator: Validator };
@@ -65,6 +27,7 @@ type Pending = { readonly action: 'delete' | 'disable'; readonly validator: Vali
 export function ValidatorsTab() {
   const { serviceId } = validatorsTabRoute.useParams();
   const validators = useValidators(serviceId);
+  const create = useCreateValidator(serviceId);
   const remove = useDeleteValidator(serviceId);
   const change = useChangeValidator(serviceId);
   const [creating, setCreating] = useState(false);
@@ -146,9 +109,19 @@ export function ValidatorsTab() {
           </Table.Tbody>
         </Table>
       )}
-      <NewValidatorDialog
-        serviceId={serviceId}
+      <NewEndpointDialog
+        noun="validator"
         opened={creating}
+        create={create}
+        empty={EMPTY}
+        rules={validatorRules}
+        bodyOf={(validator) => validator}
+        url={{
+          placeholder: 'https://ci.example.com/realtime-config/validate',
+          description:
+            "Every change of this service's values is posted here, signed, before it is saved; an answer other than 2xx refuses it.",
+        }}
+        descriptionPlaceholder="CI gate"
         onClose={() => setCreating(false)}
         onCreated={(validator) => {
           setCreating(false);

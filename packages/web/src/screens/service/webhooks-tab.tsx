@@ -2,10 +2,8 @@ import { Badge, Button, Group, Loader, Stack, Table, Text, TextInput, Title } fr
 import { useState } from 'react';
 import type { CreatedWebhook, Webhook } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { FormDialog } from '../../components/form-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
-import { useFormFields } from '../../components/use-form-fields';
 import { orNull, webhookRules } from '../../rules/form-rules';
 import {
   DeleteEndpointButton,
@@ -14,59 +12,13 @@ import {
   EndpointSecretDialog,
   EndpointsHeader,
   EndpointUrl,
-  EndpointUrlInput,
+  NewEndpointDialog,
   ownersOnly,
 } from './endpoint-parts';
 import { webhooksTabRoute } from './route';
 import { useCreateWebhook, useDeleteWebhook, useDeliveries, useRedeliver, useWebhooks } from './use-webhooks';
 
 const EMPTY = { url: '', description: '', keyPrefix: '' };
-
-function NewWebhookDialog(props: {
-  serviceId: string;
-  opened: boolean;
-  onClose: () => void;
-  onCreated: (created: CreatedWebhook) => void;
-}) {
-  const create = useCreateWebhook(props.serviceId);
-  const form = useFormFields(EMPTY, webhookRules, create.error);
-  const submit = () => {
-    if (!form.trySubmit()) return;
-    create.mutate(
-      {
-        url: form.values.url.trim(),
-        description: orNull(form.values.description),
-        keyPrefix: orNull(form.values.keyPrefix),
-      },
-      { onSuccess: props.onCreated },
-    );
-  };
-  return (
-    <FormDialog
-      opened={props.opened}
-      onClose={props.onClose}
-      title="New webhook"
-      submitLabel="Create webhook"
-      mutation={create}
-      fields={['url', 'description', 'keyPrefix']}
-      onOpen={() => form.reset(EMPTY)}
-      onSubmit={submit}
-    >
-      <EndpointUrlInput
-        placeholder="https://hooks.example.com/realtime-config"
-        description="Every change of this service is posted here, signed (Standard Webhooks)."
-        {...form.input('url')}
-      />
-      <TextInput label="Description" {...form.input('description')} />
-      <TextInput
-        label="Key prefix"
-        placeholder="Payments:"
-        description="Only changes of keys starting with it. Empty: every key."
-        {...form.input('keyPrefix')}
-      />
-    </FormDialog>
-  );
-}
 
 const STATUS_COLOR = { pending: 'yellow', succeeded: 'green', failed: 'red' } as const;
 
@@ -142,6 +94,7 @@ function Deliveries({ serviceId, webhook }: { serviceId: string; webhook: Webhoo
 export function WebhooksTab() {
   const { serviceId } = webhooksTabRoute.useParams();
   const webhooks = useWebhooks(serviceId);
+  const create = useCreateWebhook(serviceId);
   const remove = useDeleteWebhook(serviceId);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
@@ -196,9 +149,25 @@ export function WebhooksTab() {
         </Table>
       )}
       {selected && <Deliveries serviceId={serviceId} webhook={selected} />}
-      <NewWebhookDialog
-        serviceId={serviceId}
+      <NewEndpointDialog
+        noun="webhook"
         opened={creating}
+        create={create}
+        empty={EMPTY}
+        rules={webhookRules}
+        bodyOf={(webhook, values) => ({ ...webhook, keyPrefix: orNull(values.keyPrefix) })}
+        url={{
+          placeholder: 'https://hooks.example.com/realtime-config',
+          description: 'Every change of this service is posted here, signed (Standard Webhooks).',
+        }}
+        more={(input) => (
+          <TextInput
+            label="Key prefix"
+            placeholder="Payments:"
+            description="Only changes of keys starting with it. Empty: every key."
+            {...input('keyPrefix')}
+          />
+        )}
         onClose={() => setCreating(false)}
         onCreated={(webhook) => {
           setCreating(false);
