@@ -1,4 +1,4 @@
-import { Badge, Button, Code, Group, Loader, Text, TextInput, type TextInputProps } from '@mantine/core';
+import { Badge, Button, Code, Group, Loader, Table, Text, TextInput, type TextInputProps } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { asProblem } from '../../api/problem';
 import { EmptyState } from '../../components/empty-state';
@@ -118,21 +118,60 @@ export function NewEndpointDialog<F extends EndpointForm, B, C>(props: {
   );
 }
 
-/** The first cell of a row: the URL, and the description under it. */
-export function EndpointUrl({ endpoint }: { endpoint: ListedEndpoint }) {
-  return (
-    <>
-      <Code>{endpoint.url}</Code>
-      {endpoint.description && <Text size="sm">{endpoint.description}</Text>}
-    </>
-  );
+/** A column only one kind of endpoint has, between the URL and the status. */
+export interface EndpointColumn<E> {
+  /** Its header, also said before the cell on a phone (where a row is a card). */
+  readonly header: string;
+  readonly cell: (endpoint: E) => ReactNode;
 }
 
-export function EnabledBadge({ enabled }: { enabled: boolean }) {
+/**
+ * The endpoints (when there are any): the URL and the description under it, the kind's own
+ * `columns`, the Enabled badge, and the row's `actions`. `label` is the table's accessible name.
+ */
+export function EndpointTable<E extends ListedEndpoint>(props: {
+  label: string;
+  endpoints: readonly E[] | undefined;
+  columns: readonly EndpointColumn<E>[];
+  actions: (endpoint: E) => ReactNode;
+}) {
+  if (!props.endpoints || props.endpoints.length === 0) return null;
   return (
-    <Badge variant="dot" color={enabled ? 'green' : 'gray'}>
-      {enabled ? 'Enabled' : 'Disabled'}
-    </Badge>
+    <Table striped aria-label={props.label} className="rc-stack">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>URL</Table.Th>
+          {props.columns.map((c) => (
+            <Table.Th key={c.header}>{c.header}</Table.Th>
+          ))}
+          <Table.Th>Status</Table.Th>
+          <Table.Th>Actions</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {props.endpoints.map((e) => (
+          <Table.Tr key={e.id}>
+            <Table.Td>
+              <Code>{e.url}</Code>
+              {e.description && <Text size="sm">{e.description}</Text>}
+            </Table.Td>
+            {props.columns.map((c) => (
+              <Table.Td key={c.header} data-label={c.header}>
+                {c.cell(e)}
+              </Table.Td>
+            ))}
+            <Table.Td>
+              <Badge variant="dot" color={e.enabled ? 'green' : 'gray'}>
+                {e.enabled ? 'Enabled' : 'Disabled'}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Group gap="xs">{props.actions(e)}</Group>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
 

@@ -1,4 +1,4 @@
-import { Button, Group, Stack, Table } from '@mantine/core';
+import { Button, Stack } from '@mantine/core';
 import { useState } from 'react';
 import type { CreatedValidator, Validator } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -7,11 +7,10 @@ import { TimeText } from '../../components/time-text';
 import { validatorRules } from '../../rules/form-rules';
 import {
   DeleteEndpointButton,
-  EnabledBadge,
   EndpointListStatus,
   EndpointSecretDialog,
   EndpointsHeader,
-  EndpointUrl,
+  EndpointTable,
   NewEndpointDialog,
   ownersOnly,
 } from './endpoint-parts';
@@ -59,56 +58,30 @@ export function ValidatorsTab() {
         Add one to let a CI gate or a policy check approve each change before it goes live.
       </EndpointListStatus>
       {change.isError && !confirming && <ProblemAlert error={change.error} />}
-      {validators.data && validators.data.length > 0 && (
-        <Table striped aria-label="Validators" className="rc-stack">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>URL</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {validators.data.map((v) => (
-              <Table.Tr key={v.id}>
-                <Table.Td>
-                  <EndpointUrl endpoint={v} />
-                </Table.Td>
-                <Table.Td data-label="Created">
-                  <TimeText iso={v.createdAt} />
-                </Table.Td>
-                <Table.Td>
-                  <EnabledBadge enabled={v.enabled} />
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs">
-                    {v.enabled ? (
-                      <Button
-                        size="xs"
-                        variant="light"
-                        onClick={() => setConfirming({ action: 'disable', validator: v })}
-                      >
-                        Disable
-                      </Button>
-                    ) : (
-                      <Button
-                        size="xs"
-                        variant="light"
-                        loading={change.isPending && change.variables.validatorId === v.id}
-                        onClick={() => enable(v)}
-                      >
-                        Enable
-                      </Button>
-                    )}
-                    <DeleteEndpointButton onClick={() => setConfirming({ action: 'delete', validator: v })} />
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+      <EndpointTable
+        label="Validators"
+        endpoints={validators.data}
+        columns={[{ header: 'Created', cell: (v) => <TimeText iso={v.createdAt} /> }]}
+        actions={(v) => (
+          <>
+            {v.enabled ? (
+              <Button size="xs" variant="light" onClick={() => setConfirming({ action: 'disable', validator: v })}>
+                Disable
+              </Button>
+            ) : (
+              <Button
+                size="xs"
+                variant="light"
+                loading={change.isPending && change.variables.validatorId === v.id}
+                onClick={() => enable(v)}
+              >
+                Enable
+              </Button>
+            )}
+            <DeleteEndpointButton onClick={() => setConfirming({ action: 'delete', validator: v })} />
+          </>
+        )}
+      />
       <NewEndpointDialog
         noun="validator"
         opened={creating}

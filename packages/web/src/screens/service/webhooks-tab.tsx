@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { CreatedWebhook, Webhook } from '@realtime-config/protocol/rest';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -7,11 +7,10 @@ import { TimeText } from '../../components/time-text';
 import { orNull, webhookRules } from '../../rules/form-rules';
 import {
   DeleteEndpointButton,
-  EnabledBadge,
   EndpointListStatus,
   EndpointSecretDialog,
   EndpointsHeader,
-  EndpointUrl,
+  EndpointTable,
   NewEndpointDialog,
   ownersOnly,
 } from './endpoint-parts';
@@ -113,41 +112,22 @@ export function WebhooksTab() {
       <EndpointListStatus list={webhooks} plural="webhooks" emptyTitle="No webhooks yet">
         Add one to tell a chat, a pipeline or a cache of every change of this service.
       </EndpointListStatus>
-      {webhooks.data && webhooks.data.length > 0 && (
-        <Table striped aria-label="Webhooks" className="rc-stack">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>URL</Table.Th>
-              <Table.Th>Events</Table.Th>
-              <Table.Th>Key prefix</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {webhooks.data.map((w) => (
-              <Table.Tr key={w.id}>
-                <Table.Td>
-                  <EndpointUrl endpoint={w} />
-                </Table.Td>
-                <Table.Td data-label="Events">{w.eventTypes?.join(', ') ?? 'all'}</Table.Td>
-                <Table.Td data-label="Key prefix">{w.keyPrefix ?? 'every key'}</Table.Td>
-                <Table.Td>
-                  <EnabledBadge enabled={w.enabled} />
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs">
-                    <Button size="xs" variant="light" onClick={() => setShown(w.id)} aria-pressed={shown === w.id}>
-                      Deliveries
-                    </Button>
-                    <DeleteEndpointButton onClick={() => setDeleting(w)} />
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+      <EndpointTable
+        label="Webhooks"
+        endpoints={webhooks.data}
+        columns={[
+          { header: 'Events', cell: (w) => w.eventTypes?.join(', ') ?? 'all' },
+          { header: 'Key prefix', cell: (w) => w.keyPrefix ?? 'every key' },
+        ]}
+        actions={(w) => (
+          <>
+            <Button size="xs" variant="light" onClick={() => setShown(w.id)} aria-pressed={shown === w.id}>
+              Deliveries
+            </Button>
+            <DeleteEndpointButton onClick={() => setDeleting(w)} />
+          </>
+        )}
+      />
       {selected && <Deliveries serviceId={serviceId} webhook={selected} />}
       <NewEndpointDialog
         noun="webhook"
