@@ -1,11 +1,7 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startHttpReceiver, type ReceivedRequest } from './http-receiver.js';
 
 /** One request a receiver got. */
-export interface ReceivedDelivery {
-  readonly headers: Record<string, string>;
-  readonly body: string;
+export interface ReceivedDelivery extends ReceivedRequest {
   /** performance.now() when the body had arrived. */
   readonly receivedAt: number;
   /** What the receiver answered. */
@@ -37,42 +33,26 @@ export async function startWebhookReceiver(
 ): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
   let answers: Answer[] = options.answers ?? [200];
-  const held = new Set<http.ServerResponse>();
   let waiters: Array<{ count: number; resolve: () => void }> = [];
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).map(([name, value]) => [
-          name,
-          Array.isArray(value) ? value.join(', ') : (value ?? ''),
-        ]),
-      );
+  const receiver = await startHttpReceiver({
+    port: options.port,
+    path: options.path ?? '/hook',
+    reply: (request) => {
       const answer = answers.length > 1 ? (answers.shift() as Answer) : (answers[0] ?? 200);
-      received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: performance.now(), answer });
-      if (answer === 'hang') {
-        held.add(res);
-        res.on('close', () => held.delete(res));
-      } else {
-        res.statusCode = answer;
-        res.end('ok');
-      }
+      received.push({ ...request, receivedAt: performance.now(), answer });
       const ready = waiters.filter((w) => received.length >= w.count);
       waiters = waiters.filter((w) => received.length < w.count);
       for (const w of ready) w.resolve();
-    });
+      return answer === 'hang' ? 'hang' : { status: answer, body: 'ok' };
+    },
   });
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}${options.path ?? '/hook'}`,
-    port,
+    url: receiver.url,
+    port: receiver.port,
     received,
     get hanging() {
-      return held.size;
+      return receiver.hanging;
     },
     answer(...next) {
       answers = next;
@@ -81,10 +61,6 @@ export async function startWebhookReceiver(
       if (received.length < count) await new Promise<void>((resolve) => waiters.push({ count, resolve }));
       return received.slice(0, count);
     },
-    async close() {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => receiver.close(),
   };
 }

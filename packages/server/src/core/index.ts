@@ -80,6 +80,7 @@ export {
 export type { PersonalTokenRecord, PersonalTokenStore } from './personal-tokens.js';
 export { isUpToDate, type PresenceCount, type PresenceRecord, type PresenceStore } from './presence.js';
 export {
+  requireService,
   SERVICE_ROLES,
   type MemberRecord,
   type ServiceFields,

@@ -1,3 +1,5 @@
+import { AppError } from '../platform/errors.js';
+
 export interface ServiceRecord {
   readonly id: string;
   readonly num: number;
@@ -43,4 +45,12 @@ export interface ServiceStore {
   removeMember(serviceId: string, userId: string): Promise<boolean>;
   /** The strongest role any of the given user ids (id, e-mail) has in the service; undefined when none is a member. */
   roleOf(serviceId: string, userIds: readonly string[]): Promise<ServiceRole | undefined>;
+}
+
+/** Refuses (404) a service id that names no service; the one rule every feature scoped to a service checks first. */
+export async function requireService(
+  stores: { readonly services: Pick<ServiceStore, 'get'> },
+  serviceId: string,
+): Promise<void> {
+  if (!(await stores.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
 }

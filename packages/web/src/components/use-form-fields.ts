@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { fieldErrorsOf } from '../api/problem';
 
-type Rules<F> = { readonly [K in keyof F]?: (value: F[K], all: F) => string | null };
+export type Rules<F> = { readonly [K in keyof F]?: (value: F[K], all: F) => string | null };
 
 /**
  * A small form state: values, the rules of rules/ checked as the user types (once a field was changed

@@ -44,11 +44,8 @@ export const webhookRules = {
   keyPrefix: optionalMax('Key prefix', 512),
 };
 
-/** A validator's URL follows the webhooks' rule (the server checks both alike). */
-export const validatorRules = {
-  url: webhookRules.url,
-  description: optionalMax('Description', 1000),
-};
+/** A validator's URL and description follow the webhooks' rules (the server checks both alike). */
+export const validatorRules = { url: webhookRules.url, description: webhookRules.description };
 
 export function checkUsername(value: string): string | null {
   if (value === '') return 'Username is required';

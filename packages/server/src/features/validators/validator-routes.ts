@@ -4,16 +4,13 @@ import { actorOfCaller, type ValidatorRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
+import { EndpointDescription, endpointUrl, signingSecret } from '../webhooks/index.js';
 import type { Validators } from './validators.js';
 
-const Url = Type.String({
-  minLength: 1,
-  maxLength: 2048,
-  description:
-    'An http(s) URL; as for webhooks, hosts on loopback, private or link-local networks are refused unless Webhooks:AllowPrivateNetworks',
-  examples: ['https://ci.example.com/realtime-config/validate'],
-});
-const Description = Nullable(Type.String({ maxLength: 1000 }));
+const Url = endpointUrl(
+  'An http(s) URL; as for webhooks, hosts on loopback, private or link-local networks are refused unless Webhooks:AllowPrivateNetworks',
+  'https://ci.example.com/realtime-config/validate',
+);
 
 const ValidatorSchema = Type.Object(
   {
@@ -71,14 +68,11 @@ export const validatorRoutes: FastifyPluginAsyncTypebox<{ validators: Validators
         description:
           'Before any write of values to the service commits, every enabled validator gets a signed POST (Standard Webhooks headers, type `validation.requested`) with the proposed change, in parallel; each must answer 2xx within Validation:TimeoutSeconds (default 5), or the write answers 400 with `violations` (keyword `validator`) and nothing is written. Dry runs ask them too and show their answers. See docs/validation.md.',
         params,
-        body: Type.Object({ url: Url, description: Type.Optional(Description) }),
+        body: Type.Object({ url: Url, description: Type.Optional(EndpointDescription) }),
         response: {
           201: Type.Object({
             ...ValidatorSchema.properties,
-            secret: Type.String({
-              description:
-                '`whsec_` and the base64 of 32 random bytes: verify requests with it. Shown only in this answer.',
-            }),
+            secret: signingSecret('requests'),
           }),
           ...problems(400, 401, 403, 404),
         },
@@ -110,7 +104,7 @@ export const validatorRoutes: FastifyPluginAsyncTypebox<{ validators: Validators
         params: oneParams,
         body: Type.Object({
           url: Type.Optional(Url),
-          description: Type.Optional(Description),
+          description: Type.Optional(EndpointDescription),
           enabled: Type.Optional(Type.Boolean()),
         }),
         response: { 200: validatorRef, ...problems(400, 401, 403, 404) },

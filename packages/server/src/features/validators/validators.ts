@@ -1,21 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import type {
-  Actor,
-  AuditAction,
-  AuditChanges,
-  AuditRecord,
-  Stores,
-  UnitOfWork,
-  ValidatorFields,
-  ValidatorRecord,
+import {
+  requireService,
+  type Actor,
+  type AuditAction,
+  type AuditChanges,
+  type AuditRecord,
+  type Stores,
+  type UnitOfWork,
+  type ValidatorFields,
+  type ValidatorRecord,
 } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { auditedOrigin, requireAllowedTarget } from '../webhooks/index.js';
-
-/** `whsec_` and the base64 of 32 random bytes: the Standard Webhooks form of a signing secret. */
-const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+import { auditedOrigin, newSigningSecret, requireAllowedTarget } from '../webhooks/index.js';
 
 /**
  * The validators of a service (its owners and canAll users manage them; the routes check that):
@@ -38,7 +35,7 @@ export class Validators {
     return this.uow.write(async (ctx) => {
       await requireService(ctx, serviceId);
       const now = this.clock.nowMicros();
-      const secret = newSecret();
+      const secret = newSigningSecret();
       const validator: ValidatorRecord = {
         id: this.ids.newId(),
         serviceId: serviceId.toLowerCase(),
@@ -126,10 +123,6 @@ export class Validators {
   private checkUrl(url: string): Promise<string> {
     return requireAllowedTarget(url.trim(), this.options.allowPrivateNetworks, 'validator');
   }
-}
-
-async function requireService(stores: Pick<Stores, 'services'>, serviceId: string): Promise<void> {
-  if (!(await stores.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
 }
 
 async function requireValidator(stores: Stores, serviceId: string, validatorId: string): Promise<ValidatorRecord> {

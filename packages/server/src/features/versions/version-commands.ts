@@ -3,6 +3,7 @@ import {
   auditView,
   EntryWriter,
   requireSignedIn,
+  requireService,
   UniqueViolation,
   versionDeletionNotice,
   type Actor,
@@ -15,7 +16,7 @@ import {
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
-import { createVersion, requireService } from './version-creation.js';
+import { createVersion } from './version-creation.js';
 
 export interface VersionFields {
   readonly versionLabel: string;

@@ -1,5 +1,4 @@
 import { auditView, type Actor, type VersionRecord, type WriteContext } from '../../core/index.js';
-import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 
 /** What a new version is made of; the rest (id, times) the creation fills in. */
@@ -55,8 +54,4 @@ export async function createVersion(
     version,
   });
   return version;
-}
-
-export async function requireService(ctx: WriteContext, serviceId: string): Promise<void> {
-  if (!(await ctx.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
 }

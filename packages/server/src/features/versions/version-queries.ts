@@ -1,11 +1,11 @@
-import type { UnitOfWork, VersionRecord } from '../../core/index.js';
+import { requireService, type UnitOfWork, type VersionRecord } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 
 export class VersionQueries {
   constructor(private readonly uow: UnitOfWork) {}
 
   async list(serviceId: string): Promise<VersionRecord[]> {
-    if (!(await this.uow.read.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
+    await requireService(this.uow.read, serviceId);
     return this.uow.read.versions.list(serviceId);
   }
 

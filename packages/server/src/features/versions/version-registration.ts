@@ -10,6 +10,7 @@ import {
 } from '../../protocol.js';
 import {
   EntryWriter,
+  requireService,
   UniqueViolation,
   type Actor,
   violationsOf,
@@ -25,7 +26,7 @@ import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { ENTRY_LIMITS } from '../entries/index.js';
-import { createVersion, requireService } from './version-creation.js';
+import { createVersion } from './version-creation.js';
 
 /** One configuration class of an application, as the SDK declares it. */
 export interface DeclaredClass {

@@ -8,6 +8,8 @@ export { WebhookOutbox } from './webhook-outbox.js';
 export { webhookRoutes } from './webhook-routes.js';
 export { WebhookSender } from './webhook-sender.js';
 export { Webhooks } from './webhooks.js';
-// The URL rules, the private-network guard and the signature of webhooks, which validators share.
+// The URL rules, the private-network guard, the signature, the secret and the REST body fields of
+// webhooks, which validators share.
+export { EndpointDescription, endpointUrl, newSigningSecret, signingSecret } from './endpoints.js';
 export { signedHeaders } from './webhook-sender.js';
 export { auditedOrigin, guardedLookup, refusedLiteralHost, requireAllowedTarget } from './webhook-targets.js';

@@ -4,6 +4,7 @@ import { actorOfCaller, type DeliveryRecord, type WebhookFields, type WebhookRec
 import { microsToIso } from '../../platform/clock.js';
 import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas.js';
 import { callerOf } from '../auth/index.js';
+import { EndpointDescription, endpointUrl, signingSecret } from './endpoints.js';
 import type { Webhooks } from './webhooks.js';
 
 const EventType = Type.Union(
@@ -12,13 +13,11 @@ const EventType = Type.Union(
 );
 
 const webhookFields = {
-  url: Type.String({
-    minLength: 1,
-    maxLength: 2048,
-    description: 'An http(s) URL; hosts on loopback, private or link-local networks are refused',
-    examples: ['https://hooks.example.com/realtime-config'],
-  }),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  url: endpointUrl(
+    'An http(s) URL; hosts on loopback, private or link-local networks are refused',
+    'https://hooks.example.com/realtime-config',
+  ),
+  description: Type.Optional(EndpointDescription),
   eventTypes: Type.Optional(
     Nullable(Type.Array(EventType, { minItems: 1, maxItems: 3, description: 'Null (the default): every type' })),
   ),
@@ -55,9 +54,7 @@ const WebhookSchema = Type.Object(
 );
 const webhookRef = Type.Unsafe<ReturnType<typeof webhookOf>>({ $ref: 'Webhook#' });
 
-const Secret = Type.String({
-  description: '`whsec_` and the base64 of 32 random bytes: verify deliveries with it. Shown only in this answer.',
-});
+const Secret = signingSecret('deliveries');
 
 const DeliverySchema = Type.Object(
   {

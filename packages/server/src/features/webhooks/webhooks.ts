@@ -1,28 +1,26 @@
-import { randomBytes } from 'node:crypto';
-import type {
-  Actor,
-  AuditAction,
-  AuditChanges,
-  AuditRecord,
-  DeliveryRecord,
-  Page,
-  Stores,
-  UnitOfWork,
-  WebhookFields,
-  WebhookRecord,
+import {
+  requireService,
+  type Actor,
+  type AuditAction,
+  type AuditChanges,
+  type AuditRecord,
+  type DeliveryRecord,
+  type Page,
+  type Stores,
+  type UnitOfWork,
+  type WebhookFields,
+  type WebhookRecord,
 } from '../../core/index.js';
 import { microsToIso, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { clampPageSize, decodePageToken } from '../../platform/page-token.js';
+import { newSigningSecret } from './endpoints.js';
 import type { WebhookFilterCache } from './webhook-filter-cache.js';
 import { auditedOrigin, requireAllowedTarget } from './webhook-targets.js';
 
 /** For this long after a rotation, deliveries carry a signature by the previous secret as well. */
 const ROTATION_OVERLAP_MICROS = 24 * 3600 * 1_000_000;
-
-/** `whsec_` and the base64 of 32 random bytes: the Standard Webhooks form of a signing secret. */
-const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 /**
  * The webhooks of a service (its owners and canAll users manage them; the routes check that):
@@ -52,7 +50,7 @@ export class Webhooks {
       await requireService(ctx, serviceId);
       await requireVersionsOf(ctx, serviceId, checked.versionIds);
       const now = this.clock.nowMicros();
-      const secret = newSecret();
+      const secret = newSigningSecret();
       const webhook: WebhookRecord = {
         id: this.ids.newId(),
         serviceId: serviceId.toLowerCase(),
@@ -117,7 +115,7 @@ export class Webhooks {
     return this.uow.write(async (ctx) => {
       const webhook = await requireWebhook(ctx, serviceId, webhookId);
       const now = this.clock.nowMicros();
-      const secret = newSecret();
+      const secret = newSigningSecret();
       const previousSecretExpiresAt = now + ROTATION_OVERLAP_MICROS;
       await ctx.webhooks.update(webhook.id, {
         secret,
@@ -196,10 +194,6 @@ export class Webhooks {
     const versionIds = fields.versionIds === null ? null : [...new Set(fields.versionIds.map((v) => v.toLowerCase()))];
     return { ...fields, url, eventTypes, versionIds };
   }
-}
-
-async function requireService(stores: Pick<Stores, 'services'>, serviceId: string): Promise<void> {
-  if (!(await stores.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
 }
 
 async function requireVersionsOf(stores: Stores, serviceId: string, versionIds: readonly string[] | null) {

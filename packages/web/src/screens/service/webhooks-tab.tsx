@@ -1,84 +1,23 @@
-import { Badge, Button, Code, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { CreatedWebhook, Webhook } from '@realtime-config/protocol/rest';
-import { asProblem } from '../../api/problem';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { EmptyState } from '../../components/empty-state';
-import { FormDialog } from '../../components/form-dialog';
 import { ProblemAlert } from '../../components/problem-alert';
-import { ShownOnceDialog } from '../../components/shown-once-dialog';
 import { TimeText } from '../../components/time-text';
-import { useFormFields } from '../../components/use-form-fields';
 import { orNull, webhookRules } from '../../rules/form-rules';
+import {
+  DeleteEndpointButton,
+  EndpointListStatus,
+  EndpointSecretDialog,
+  EndpointsHeader,
+  EndpointTable,
+  NewEndpointDialog,
+  ownersOnly,
+} from './endpoint-parts';
 import { webhooksTabRoute } from './route';
 import { useCreateWebhook, useDeleteWebhook, useDeliveries, useRedeliver, useWebhooks } from './use-webhooks';
 
 const EMPTY = { url: '', description: '', keyPrefix: '' };
-
-function NewWebhookDialog(props: {
-  serviceId: string;
-  opened: boolean;
-  onClose: () => void;
-  onCreated: (created: CreatedWebhook) => void;
-}) {
-  const create = useCreateWebhook(props.serviceId);
-  const form = useFormFields(EMPTY, webhookRules, create.error);
-  const submit = () => {
-    if (!form.trySubmit()) return;
-    create.mutate(
-      {
-        url: form.values.url.trim(),
-        description: orNull(form.values.description),
-        keyPrefix: orNull(form.values.keyPrefix),
-      },
-      { onSuccess: props.onCreated },
-    );
-  };
-  return (
-    <FormDialog
-      opened={props.opened}
-      onClose={props.onClose}
-      title="New webhook"
-      submitLabel="Create webhook"
-      mutation={create}
-      fields={['url', 'description', 'keyPrefix']}
-      onOpen={() => form.reset(EMPTY)}
-      onSubmit={submit}
-    >
-      <TextInput
-        label="URL"
-        placeholder="https://hooks.example.com/realtime-config"
-        description="Every change of this service is posted here, signed (Standard Webhooks)."
-        required
-        data-autofocus
-        {...form.input('url')}
-      />
-      <TextInput label="Description" {...form.input('description')} />
-      <TextInput
-        label="Key prefix"
-        placeholder="Payments:"
-        description="Only changes of keys starting with it. Empty: every key."
-        {...form.input('keyPrefix')}
-      />
-    </FormDialog>
-  );
-}
-
-function SecretDialog({ created, onClose }: { created: CreatedWebhook | null; onClose: () => void }) {
-  return (
-    <ShownOnceDialog
-      value={created?.secret ?? null}
-      title="Webhook created"
-      valueLabel="Webhook secret"
-      copyLabel="Copy secret"
-      alertTitle="Copy the secret now"
-      alertColor="blue"
-      onClose={onClose}
-    >
-      This is the only time the signing secret is shown. Your receiver verifies each delivery with it.
-    </ShownOnceDialog>
-  );
-}
 
 const STATUS_COLOR = { pending: 'yellow', succeeded: 'green', failed: 'red' } as const;
 
@@ -154,76 +93,61 @@ function Deliveries({ serviceId, webhook }: { serviceId: string; webhook: Webhoo
 export function WebhooksTab() {
   const { serviceId } = webhooksTabRoute.useParams();
   const webhooks = useWebhooks(serviceId);
+  const create = useCreateWebhook(serviceId);
   const remove = useDeleteWebhook(serviceId);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [shown, setShown] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
 
-  if (webhooks.isError && asProblem(webhooks.error).status === 403) {
-    return <Text>Only owners of this service and admins see and manage its webhooks.</Text>;
-  }
+  const refused = ownersOnly(webhooks, 'webhooks');
+  if (refused) return refused;
   const selected = webhooks.data?.find((w) => w.id === shown) ?? null;
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Text c="dimmed" size="sm">
-          Each committed change is posted to every webhook, signed with its secret, and retried until it is answered.
-        </Text>
-        <Button onClick={() => setCreating(true)}>New webhook</Button>
-      </Group>
-      {webhooks.isPending && <Loader aria-label="Loading webhooks" />}
-      {webhooks.isError && <ProblemAlert error={webhooks.error} />}
-      {webhooks.data?.length === 0 && (
-        <EmptyState title="No webhooks yet">
-          Add one to tell a chat, a pipeline or a cache of every change of this service.
-        </EmptyState>
-      )}
-      {webhooks.data && webhooks.data.length > 0 && (
-        <Table striped aria-label="Webhooks" className="rc-stack">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>URL</Table.Th>
-              <Table.Th>Events</Table.Th>
-              <Table.Th>Key prefix</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {webhooks.data.map((w) => (
-              <Table.Tr key={w.id}>
-                <Table.Td>
-                  <Code>{w.url}</Code>
-                  {w.description && <Text size="sm">{w.description}</Text>}
-                </Table.Td>
-                <Table.Td data-label="Events">{w.eventTypes?.join(', ') ?? 'all'}</Table.Td>
-                <Table.Td data-label="Key prefix">{w.keyPrefix ?? 'every key'}</Table.Td>
-                <Table.Td>
-                  <Badge variant="dot" color={w.enabled ? 'green' : 'gray'}>
-                    {w.enabled ? 'Enabled' : 'Disabled'}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs">
-                    <Button size="xs" variant="light" onClick={() => setShown(w.id)} aria-pressed={shown === w.id}>
-                      Deliveries
-                    </Button>
-                    <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(w)}>
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+      <EndpointsHeader newLabel="New webhook" onNew={() => setCreating(true)}>
+        Each committed change is posted to every webhook, signed with its secret, and retried until it is answered.
+      </EndpointsHeader>
+      <EndpointListStatus list={webhooks} plural="webhooks" emptyTitle="No webhooks yet">
+        Add one to tell a chat, a pipeline or a cache of every change of this service.
+      </EndpointListStatus>
+      <EndpointTable
+        label="Webhooks"
+        endpoints={webhooks.data}
+        columns={[
+          { header: 'Events', cell: (w) => w.eventTypes?.join(', ') ?? 'all' },
+          { header: 'Key prefix', cell: (w) => w.keyPrefix ?? 'every key' },
+        ]}
+        actions={(w) => (
+          <>
+            <Button size="xs" variant="light" onClick={() => setShown(w.id)} aria-pressed={shown === w.id}>
+              Deliveries
+            </Button>
+            <DeleteEndpointButton onClick={() => setDeleting(w)} />
+          </>
+        )}
+      />
       {selected && <Deliveries serviceId={serviceId} webhook={selected} />}
-      <NewWebhookDialog
-        serviceId={serviceId}
+      <NewEndpointDialog
+        noun="webhook"
         opened={creating}
+        create={create}
+        empty={EMPTY}
+        rules={webhookRules}
+        bodyOf={(webhook, values) => ({ ...webhook, keyPrefix: orNull(values.keyPrefix) })}
+        url={{
+          placeholder: 'https://hooks.example.com/realtime-config',
+          description: 'Every change of this service is posted here, signed (Standard Webhooks).',
+        }}
+        more={(input) => (
+          <TextInput
+            label="Key prefix"
+            placeholder="Payments:"
+            description="Only changes of keys starting with it. Empty: every key."
+            {...input('keyPrefix')}
+          />
+        )}
         onClose={() => setCreating(false)}
         onCreated={(webhook) => {
           setCreating(false);
@@ -231,7 +155,9 @@ export function WebhooksTab() {
           setShown(webhook.id);
         }}
       />
-      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <EndpointSecretDialog noun="Webhook" created={created} onClose={() => setCreated(null)}>
+        Your receiver verifies each delivery with it.
+      </EndpointSecretDialog>
       <ConfirmDialog
         opened={deleting !== null}
         onClose={() => {

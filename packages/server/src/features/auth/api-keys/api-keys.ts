@@ -1,10 +1,10 @@
 import {
   API_KEY_SCOPES,
   auditView,
+  requireService,
   type Actor,
   type ApiKeyRecord,
   type ApiKeyScope,
-  type Stores,
   type UnitOfWork,
 } from '../../../core/index.js';
 import type { Clock } from '../../../platform/clock.js';
@@ -22,10 +22,6 @@ export type ApiKeyView = Omit<ApiKeyRecord, 'secretHash'>;
 
 function viewOf({ secretHash: _hash, ...view }: ApiKeyRecord): ApiKeyView {
   return view;
-}
-
-async function requireService(stores: Stores, serviceId: string): Promise<void> {
-  if (!(await stores.services.get(serviceId))) throw AppError.notFound(`Service ${serviceId} was not found.`);
 }
 
 /**
