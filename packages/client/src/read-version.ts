@@ -2,9 +2,8 @@ import type { ReadVersionOptions } from './client-options.js';
 import { ConfigError } from './errors.js';
 import { getConfigWireEntries } from './internal/calls.js';
 import { resolveReadOptions } from './internal/options.js';
-import { microsFromTimestamp, valueTypeName } from './internal/protocol.js';
 import { callError, Rpc } from './internal/rpc.js';
-import type { WatchedChange } from './watch-version.js';
+import { watchedChangeOf, type WatchedChange } from './watch-version.js';
 
 /** A version's current values as {@link readVersion} reads them. */
 export interface VersionSnapshot {
@@ -47,17 +46,7 @@ export async function readVersion(options: ReadVersionOptions): Promise<VersionS
       throw new ConfigError('NOT_FOUND', `The service has no version "${resolved.version}" at ${resolved.url}`);
     }
     const wire = await call('GetConfig', () => getConfigWireEntries(rpc, request, signal));
-    const entries = wire.map((e): WatchedChange => {
-      const micros = e.timestamp ? microsFromTimestamp(e.timestamp) : 0;
-      return {
-        key: e.key,
-        value: e.value ?? null,
-        valueType: valueTypeName(e.type),
-        generation: e.generation,
-        timestamp: new Date(Math.floor(micros / 1000)),
-        timestampMicros: micros,
-      };
-    });
+    const entries = wire.map((e) => watchedChangeOf(e, 0));
     return { versionId: found.versionId, entries };
   } finally {
     rpc.close();

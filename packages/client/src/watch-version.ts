@@ -24,18 +24,30 @@ export interface WatchedChange {
   readonly timestampMicros: number;
 }
 
+/** One wire entry (a GetConfig entry or a stream event) as a raw change; `fallbackMicros` when it carries no time. */
+export function watchedChangeOf(
+  e: {
+    key: string;
+    value?: string;
+    type: number;
+    generation: number;
+    timestamp?: Parameters<typeof microsFromTimestamp>[0];
+  },
+  fallbackMicros: number,
+): WatchedChange {
+  const micros = e.timestamp ? microsFromTimestamp(e.timestamp) : fallbackMicros;
+  return {
+    key: e.key,
+    value: e.value ?? null,
+    valueType: valueTypeName(e.type),
+    generation: e.generation,
+    timestamp: new Date(Math.floor(micros / 1000)),
+    timestampMicros: micros,
+  };
+}
+
 function changesOf(event: SubscriptionEvent, previous: number): WatchedChange[] {
-  return event.events.map((e) => {
-    const micros = e.timestamp ? microsFromTimestamp(e.timestamp) : previous;
-    return {
-      key: e.key,
-      value: e.value ?? null,
-      valueType: valueTypeName(e.type),
-      generation: e.generation,
-      timestamp: new Date(Math.floor(micros / 1000)),
-      timestampMicros: micros,
-    };
-  });
+  return event.events.map((e) => watchedChangeOf(e, previous));
 }
 
 /**
