@@ -8,6 +8,7 @@ import { loadConfig } from '../../server/src/platform/config/load-config.js';
 import type { OnePortListener } from '../../server/src/platform/server/one-port-listener.js';
 import { createListenerFor } from '../../server/src/serve.js';
 import { encodeNotice } from '../../server/src/db/notice-wire.js';
+import type { ChangeNotice } from '../../server/src/core/index.js';
 import { CHANGE_CHANNEL } from '../../server/src/db/pg-change-feed.js';
 import { createTestDatabase, type TestDatabase } from './test-databases.js';
 
@@ -93,6 +94,11 @@ export interface TestServer {
    * arrives after all of them, because notifications are delivered in commit order.
    */
   flushChanges(): Promise<void>;
+  /**
+   * The change notices of a version that `fn`'s writes publish: changes committed before are
+   * flushed first (with PostgreSQL they arrive through LISTEN, a moment later), so they are not counted.
+   */
+  noticesDuring(versionId: string, fn: () => Promise<unknown>): Promise<ChangeNotice[]>;
   /** Creates a Local user with the given role and returns a client signed in as it. */
   userWithRole(username: string, role: 'admin' | 'developer'): Promise<ApiClient>;
   close(): Promise<void>;
@@ -166,6 +172,18 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       });
       await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(internals.database.db);
       await arrived;
+    },
+    async noticesDuring(versionId, fn) {
+      await server.flushChanges();
+      const seen: ChangeNotice[] = [];
+      const stop = internals.hub.subscribe(versionId, (n) => seen.push(n));
+      try {
+        await fn();
+        await server.flushChanges();
+      } finally {
+        stop();
+      }
+      return seen;
     },
     async userWithRole(username, role) {
       const admin = await server.admin();

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeNotice } from '../../core/index.js';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 
@@ -36,20 +35,7 @@ describe.each(databaseKinds)('config entries API on %s', (kind) => {
     expect(res.status, res.text).toBe(201);
     return res.body as Entry;
   };
-  /** Records the realtime notices published while `fn` runs. */
-  const noticesDuring = async (fn: () => Promise<unknown>): Promise<ChangeNotice[]> => {
-    // Changes committed before (with PostgreSQL they arrive through LISTEN, a moment later) are not ours.
-    await server.flushChanges();
-    const seen: ChangeNotice[] = [];
-    const stop = server.internals.hub.subscribe(versionId, (n) => seen.push(n));
-    try {
-      await fn();
-      await server.flushChanges();
-    } finally {
-      stop();
-    }
-    return seen;
-  };
+  const noticesDuring = (fn: () => Promise<unknown>) => server.noticesDuring(versionId, fn);
 
   it('creates an entry with generation 1 and every field of the contract', async () => {
     const entry = await create({

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeNotice } from '../../core/index.js';
 import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
@@ -46,18 +45,7 @@ describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
     expect(res.status, res.text).toBe(201);
     return res.body as { id: string; generation: number };
   };
-  const noticesDuring = async (fn: () => Promise<unknown>): Promise<ChangeNotice[]> => {
-    await server.flushChanges();
-    const seen: ChangeNotice[] = [];
-    const stop = server.internals.hub.subscribe(versionId, (n) => seen.push(n));
-    try {
-      await fn();
-      await server.flushChanges();
-    } finally {
-      stop();
-    }
-    return seen;
-  };
+  const noticesDuring = (fn: () => Promise<unknown>) => server.noticesDuring(versionId, fn);
   const resolve = async (query: string) => {
     const res = await developer.get(`/api/configversions/${serviceId}/${versionId}/resolve${query}`);
     expect(res.status, res.text).toBe(200);
