@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { expectRefusedCleanly, type WatchedService } from '@realtime-config/test-support/refusal-checks';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '@realtime-config/test-support/webhook-receiver';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 interface Entry {
   id: string;
@@ -32,8 +29,7 @@ describe.each(databaseKinds)('entry schemas on %s', (kind) => {
   let base: string;
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       kind,
       args: ['--Webhooks:AllowPrivateNetworks=true', `--Secrets:MasterKeyFile=${keyFile}`],

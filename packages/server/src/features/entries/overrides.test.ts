@@ -1,11 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 const STRING = 1;
 const NUMBER = 6;
@@ -24,8 +21,7 @@ describe.each(databaseKinds)('overrides by label over REST on %s', (kind) => {
     const scannable = await scannableDatabase(kind);
     database = scannable.db;
     bytes = scannable.bytes;
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({ database, args: [`--Secrets:MasterKeyFile=${keyFile}`] });
     admin = await server.admin();
     developer = await server.userWithRole('override-dev', 'developer');

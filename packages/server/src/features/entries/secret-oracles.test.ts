@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 const STRING = 1;
 const MAX_BYTES = 4096;
@@ -21,8 +18,7 @@ describe.each(databaseKinds)('no secret oracle on %s', (kind) => {
   let editor: ApiClient;
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       kind,
       args: [`--Secrets:MasterKeyFile=${keyFile}`, `--Versions:MaxBytes=${MAX_BYTES}`],

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 const STRING = 1;
 
@@ -31,8 +28,7 @@ describe.each(databaseKinds)('secret entries over REST on %s', (kind) => {
     const scannable = await scannableDatabase(kind);
     database = scannable.db;
     bytes = scannable.bytes;
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     const logger = pino({ level: 'trace' }, { write: (line: string) => void logLines.push(line) });
     server = await startTestServer({
       database,

@@ -1,12 +1,9 @@
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { oneDatabaseKind } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 const ALLOWED = 'https://app.example.com';
 const VERSION = '1.0.0';
@@ -53,8 +50,7 @@ describe.each(oneDatabaseKind)('OFREP through the official OpenFeature provider 
 
   beforeAll(async () => {
     // A secret entry needs a master key (on PostgreSQL there is no data folder to make one in).
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       kind,
       args: [`--Ofrep:AllowedOrigins=${ALLOWED}`, `--Secrets:MasterKeyFile=${keyFile}`],

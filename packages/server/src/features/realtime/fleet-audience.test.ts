@@ -1,7 +1,4 @@
-import { mkdtempSync } from 'node:fs';
 import type http2 from 'node:http2';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { SERVICE_PATH, StartSubscribeRequestSchema, timestampFromMicros, ValueType } from '@realtime-config/protocol';
@@ -11,9 +8,9 @@ import { frameOf, openRawStream, rawSession, type RawStream } from '@realtime-co
 import { entriesByKey, setValue } from '@realtime-config/test-support/realtime-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { isoToMicros } from '../../platform/clock.js';
 import { MAX_LISTED_INSTANCES } from './fleet-queries.js';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 /**
  * The instances list (docs/rest-api.md, Instances): each stream is measured against the newest change
@@ -63,8 +60,7 @@ describe.each(databaseKinds)('instances measured by what each may receive (%s)',
   const sessions: http2.ClientHttp2Session[] = [];
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({ kind, args: [`--Secrets:MasterKeyFile=${keyFile}`] });
     admin = await server.admin();
     grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);

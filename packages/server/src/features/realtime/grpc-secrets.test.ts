@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
@@ -14,13 +11,13 @@ import {
   type SubscriptionEvent,
 } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { ConnectStream } from '@realtime-config/test-support/connect-stream';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import { frameOf, rawGrpcCall } from '@realtime-config/test-support/raw-grpc';
 import { entriesByKey, setValue } from '@realtime-config/test-support/realtime-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 const VERSION = '1.0.0';
 const classes = [
@@ -65,8 +62,7 @@ describe.each(databaseKinds)('secret entries over gRPC on %s', (kind) => {
   const auth: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({ kind, args: [`--Secrets:MasterKeyFile=${keyFile}`] });
     admin = await server.admin();
     developer = await server.userWithRole('grpc-dev', 'developer');
@@ -222,8 +218,7 @@ describe.each(databaseKinds)('is_secret in the Konfigo layout of GetConfig on %s
   let secretsKey: string;
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       kind,
       args: [`--Secrets:MasterKeyFile=${keyFile}`, '--Grpc:GetConfigLayout=Konfigo'],

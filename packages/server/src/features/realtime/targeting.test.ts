@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -16,7 +13,7 @@ import {
 } from '@realtime-config/test-support/realtime-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 /** Overrides by label on GetConfig and the streams (docs/targeting.md), with raw gRPC clients. */
 
@@ -47,8 +44,7 @@ describe.each(databaseKinds)('overrides on GetConfig and the streams (%s)', (kin
   const streams = new Map<Name, Subscription>();
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({ kind, args: [`--Secrets:MasterKeyFile=${keyFile}`] });
     admin = await server.admin();
     grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);

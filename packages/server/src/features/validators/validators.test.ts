@@ -1,8 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import type { ServiceError } from '@grpc/grpc-js';
 import { sql } from 'kysely';
@@ -18,7 +15,7 @@ import {
   type ValidatorReceiver,
 } from '@realtime-config/test-support/validator-receiver';
 import { startWebhookReceiver, type WebhookReceiver } from '@realtime-config/test-support/webhook-receiver';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 interface Entry {
   id: string;
@@ -64,8 +61,7 @@ describe.each(databaseKinds)('validators on %s', (kind) => {
     expectRefusedCleanly(server, admin, watched, [versionId], write);
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       kind,
       args: [

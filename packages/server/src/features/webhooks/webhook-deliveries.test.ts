@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
@@ -10,7 +7,7 @@ import {
   type ReceivedDelivery,
   type WebhookReceiver,
 } from '@realtime-config/test-support/webhook-receiver';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 interface Delivery {
   id: string;
@@ -82,8 +79,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       kind,
       args: [

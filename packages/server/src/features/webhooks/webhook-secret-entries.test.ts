@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, scannableDatabase, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '@realtime-config/test-support/webhook-receiver';
-import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
 
 /**
  * An entry turning secret: its earlier values leave the outbox too (the delivery rows are redacted
@@ -24,8 +21,7 @@ describe.each(databaseKinds)('webhook deliveries of an entry that turns secret o
 
   beforeAll(async () => {
     ({ db: database, bytes } = await scannableDatabase(kind));
-    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'rc-key-')), 'master.key');
-    createMasterKeyFile(keyFile);
+    const keyFile = newMasterKeyFile();
     server = await startTestServer({
       database,
       args: [`--Secrets:MasterKeyFile=${keyFile}`, '--Webhooks:AllowPrivateNetworks=true'],
