@@ -18,6 +18,10 @@ export interface AxeViolation {
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axeSource);
   return page.evaluate(async () => {
+    // A drawer or modal fading in has text at part opacity: measure contrast once every transition ended.
+    // (A spinner's endless animation is not waited for.)
+    const ending = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+    await Promise.all(ending.map((animation) => animation.finished.catch(() => undefined)));
     interface Result {
       violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
     }
