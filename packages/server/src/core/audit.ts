@@ -1,5 +1,14 @@
 export type AuditEntityType =
-  'Service' | 'Version' | 'Entry' | 'Member' | 'ApiKey' | 'Token' | 'ChangeRequest' | 'Webhook' | 'Validator';
+  | 'Service'
+  | 'Version'
+  | 'Entry'
+  | 'Member'
+  | 'ApiKey'
+  | 'Token'
+  | 'ChangeRequest'
+  | 'Webhook'
+  | 'Validator'
+  | 'Rollout';
 /** `Promoted`: values copied from another version (Compare's copy, the import of `{ fromVersionId }`). */
 export type AuditAction =
   | 'Created'
@@ -21,7 +30,14 @@ export type AuditAction =
   /** A webhook's signing secret was replaced; the record names neither secret. */
   | 'SecretRotated'
   /** An entry's overrides by label were set (docs/targeting.md). */
-  | 'OverridesSet';
+  | 'OverridesSet'
+  /** A rollout's life (docs/rollouts.md), on the rollout; completion and rollback on its entries too. */
+  | 'RolloutCreated'
+  | 'RolloutStepped'
+  | 'RolloutPaused'
+  | 'RolloutResumed'
+  | 'RolloutCompleted'
+  | 'RolloutRolledBack';
 
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Created',
@@ -40,6 +56,12 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'Revealed',
   'SecretRotated',
   'OverridesSet',
+  'RolloutCreated',
+  'RolloutStepped',
+  'RolloutPaused',
+  'RolloutResumed',
+  'RolloutCompleted',
+  'RolloutRolledBack',
 ];
 
 export interface AuditChanges {

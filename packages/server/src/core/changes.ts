@@ -1,5 +1,11 @@
 import type { EntryRecord } from './entries.js';
-import { resolveEntry, type EntryOverride, type ResolvedEntry, type TargetedInstance } from './targeting.js';
+import {
+  resolveEntry,
+  type EntryOverride,
+  type EntryRollout,
+  type ResolvedEntry,
+  type TargetedInstance,
+} from './targeting.js';
 
 /**
  * The change vocabulary: what a committed write tells the realtime streams, the GetConfig snapshots
@@ -26,6 +32,20 @@ export interface EntryChange {
    * (core's resolveEntry) and never receives `value` or an override that is not its own.
    */
   readonly overrides?: readonly EntryOverride[];
+  /** The new value of a rollout running on the entry, for the instances in it (core's inRollout). */
+  readonly rollout?: EntryRollout;
+  /**
+   * What a rollout's move left as it was (a step, its completion): the entry's generation and
+   * rollout just before. An instance that resolves the same generation from it as from the change
+   * already has the change, and is sent nothing.
+   */
+  readonly before?: RolloutBefore;
+}
+
+/** The state of an entry before a rollout moved (EntryChange.before). */
+export interface RolloutBefore {
+  readonly generation: number;
+  readonly rollout: EntryRollout | null;
 }
 
 /** An entry's current state (tombstones included) as a change event. */
@@ -40,6 +60,7 @@ export function entryChangeOf(entry: EntryRecord): EntryChange {
     ...(entry.isSecret ? { isSecret: true } : {}),
     ...(entry.unreadable ? { unreadable: true } : {}),
     ...(entry.overrides.length > 0 && !entry.deleted ? { overrides: entry.overrides } : {}),
+    ...(entry.rollout && !entry.deleted ? { rollout: entry.rollout } : {}),
   };
 }
 
@@ -90,7 +111,24 @@ export function createLocalChangeFeed(hub: { publish(notice: ChangeNotice): void
   };
 }
 
-/** What one instance gets of a changed entry (core's resolveEntry on the change's value and overrides). */
+/** What one instance gets of a changed entry (core's resolveEntry on the change's value, overrides and rollout). */
 export function resolveChange(change: EntryChange, instance: TargetedInstance): ResolvedEntry {
-  return resolveEntry({ rawValue: change.value, generation: change.generation, overrides: change.overrides }, instance);
+  return resolveEntry(
+    { rawValue: change.value, generation: change.generation, overrides: change.overrides, rollout: change.rollout },
+    instance,
+  );
+}
+
+/**
+ * Whether an instance already has a change: a rollout's move that leaves what it resolves at the
+ * same generation (the instances a step does not reach, those that got a completed rollout's value).
+ */
+export function alreadyHas(change: EntryChange, instance: TargetedInstance): boolean {
+  const before = change.before;
+  if (!before) return false;
+  const was = resolveEntry(
+    { rawValue: null, generation: before.generation, overrides: change.overrides, rollout: before.rollout },
+    instance,
+  );
+  return was.generation >= resolveChange(change, instance).generation;
 }

@@ -1,5 +1,5 @@
 import type { NewestChanges } from './audience.js';
-import type { EntryOverride } from './targeting.js';
+import type { EntryOverride, EntryRollout } from './targeting.js';
 
 /** An entry's JSON Schema (draft 2020-12): the rules its typed value must meet (core's entry-schemas.ts). */
 export type EntrySchema = Readonly<Record<string, unknown>>;
@@ -29,6 +29,8 @@ export interface EntryRecord {
   readonly schema: EntrySchema | null;
   /** Values for instances by label (core's targeting.ts), first match wins; empty for none. */
   readonly overrides: readonly EntryOverride[];
+  /** The rollout running on it (docs/rollouts.md), with its new value; null or absent for none. */
+  readonly rollout?: EntryRollout | null;
 }
 
 /** A new entry as its creator describes it (REST, a plan, a registration). */
@@ -73,6 +75,8 @@ export interface EntryStore {
       rawValue: string | null;
       /** The entry's overrides after the change (written again with the value). */
       overrides: readonly EntryOverride[];
+      /** The rollout on it after the change (a rollout ending clears it); null for none. */
+      rollout: EntryRollout | null;
       isSecret: boolean;
       generation: number;
       changedAt: number;
@@ -87,6 +91,13 @@ export interface EntryStore {
   setOverrides(
     id: string,
     change: { overrides: readonly EntryOverride[]; isSecret: boolean; generation: number; changedAt: number },
+  ): Promise<void>;
+  /**
+   * Moves the rollouts of entries (docs/rollouts.md): their slot and change time, never their
+   * generation or value; a secret's new value is sealed by the store.
+   */
+  setRollouts(
+    changes: readonly { id: string; rollout: EntryRollout | null; isSecret: boolean; changedAt: number }[],
   ): Promise<void>;
   /** Turns entries into tombstones (value null, deleted, generation and change time advanced) in one statement. */
   markDeleted(changes: readonly { id: string; generation: number; changedAt: number }[]): Promise<void>;

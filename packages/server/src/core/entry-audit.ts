@@ -7,7 +7,16 @@ import type { EntryOverride } from './targeting.js';
 /** Actions an entry's audit record can name. */
 export type EntryAction = Extract<
   AuditAction,
-  'Created' | 'Updated' | 'Deleted' | 'ValueSet' | 'Restored' | 'Imported' | 'Promoted' | 'OverridesSet'
+  | 'Created'
+  | 'Updated'
+  | 'Deleted'
+  | 'ValueSet'
+  | 'Restored'
+  | 'Imported'
+  | 'Promoted'
+  | 'OverridesSet'
+  | 'RolloutCompleted'
+  | 'RolloutRolledBack'
 >;
 
 const marked = (sealed: boolean) => (sealed ? { isSecret: true } : {});
@@ -32,7 +41,9 @@ export function auditChanges(action: EntryAction, before: EntryRecord | null, af
   const view = (e: EntryRecord | null, sealed: boolean) =>
     e && { ...auditView(e), ...marked(sealed), overrides: overridesView(e.overrides, sealed) };
   switch (action) {
-    case 'ValueSet': {
+    case 'ValueSet':
+    case 'RolloutCompleted':
+    case 'RolloutRolledBack': {
       const valueOf = (e: EntryRecord | null, sealed: boolean) =>
         e && { key: e.key, rawValue: e.rawValue, generation: e.generation, ...marked(sealed) };
       return { before: valueOf(before, secret.before), after: valueOf(after, secret.after) };

@@ -6,7 +6,8 @@ import { entryChangeOf, type EntryChange } from './changes.js';
 import { digestOf, ValidationNeeded } from './checked-writes.js';
 import { requireSchema, valuesRefused, violationsOf } from './entry-schemas.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
-import type { EntryOverride } from './targeting.js';
+import type { EntryOverride, EntryRollout } from './targeting.js';
+import { lockedByRollout } from './rollouts.js';
 import type { Actor } from './identity.js';
 import type { WriteContext } from './stores.js';
 import type { ReportedEntryChange } from './webhooks.js';
@@ -25,17 +26,28 @@ export function protectedVersion(label: string, serviceId: string, versionId: st
   );
 }
 
-/** The entry after a change at `timestamp`: one generation on; a new value (or metadata, which writes its value) is readable. */
-function nextOf(before: EntryRecord, change: Partial<EntryRecord>, timestamp: number): EntryRecord {
+/** The entry after a change at `timestamp`: `step` generations on (one); a new value (or metadata, which writes its value) is readable. */
+function nextOf(before: EntryRecord, change: Partial<EntryRecord>, timestamp: number, step = 1): EntryRecord {
   return {
     ...before,
     ...change,
     unreadable: false,
-    generation: before.generation + 1,
+    generation: before.generation + step,
     updatedAt: timestamp,
     changedAt: timestamp,
   };
 }
+
+/** A change held by a rollout answers 409 naming it. */
+function requireFree(entry: EntryRecord): void {
+  if (entry.rollout) throw lockedByRollout(entry, entry.rollout.id);
+}
+
+/** The event of a rollout's move of an entry: its new state, and the state before (EntryChange.before). */
+const rolloutEvent = (before: EntryRecord, after: EntryRecord): EntryChange => ({
+  ...entryChangeOf(after),
+  before: { generation: before.generation, rollout: before.rollout ?? null },
+});
 
 /**
  * An entry deleted at `timestamp`: no value, one generation on. A client that remembers the
@@ -79,6 +91,7 @@ export interface EntryWriterOptions {
  * - every value written (and every entry's schema changed) is checked against the entry's schema,
  *   and the whole write is refused with every rule broken (`violations`) when any value breaks one;
  * - the service's enabled validators pass the change before it commits (`checkedWrites`);
+ * - an entry a rollout holds changes only through the rollout (409 naming it), its overrides aside;
  * - the whole write becomes one change notice (one stream event), recorded by `commit`.
  */
 export class EntryWriter {
@@ -86,6 +99,8 @@ export class EntryWriter {
   private readonly sizes: SizeChange[] = [];
   /** Each change with both sides, for webhooks. */
   private readonly reported: ReportedEntryChange[] = [];
+  /** The new values a rollout starts with: validators pass them as they do changes. */
+  private readonly proposed: ReportedEntryChange[] = [];
   /** The rules the write's values break: `commit` refuses the write when there is any. */
   private readonly violations: Violation[] = [];
 
@@ -172,6 +187,7 @@ export class EntryWriter {
     }[],
     action: EntryAction = 'ValueSet',
   ): Promise<EntryRecord[]> {
+    for (const { before } of changes) requireFree(before);
     const afters = changes.map(({ before, rawValue, overrides }) =>
       this.next(before, { rawValue, overrides: overrides ?? before.overrides }),
     );
@@ -184,6 +200,7 @@ export class EntryWriter {
         id: after.id,
         rawValue: after.rawValue,
         overrides: after.overrides,
+        rollout: null,
         isSecret: after.isSecret,
         generation: after.generation,
         changedAt: this.timestamp,
@@ -201,6 +218,7 @@ export class EntryWriter {
    * type). An entry turning secret has every stored copy of its earlier values sealed too.
    */
   async updateMetadata(before: EntryRecord, metadata: EntryMetadata): Promise<EntryRecord> {
+    requireFree(before);
     const after = this.next(before, { ...metadata, schema: requireSchema(metadata.schema, { key: before.key }) });
     // A new schema is checked against the value the entry keeps, as much as a new value against its schema.
     this.check(after, after.rawValue);
@@ -240,6 +258,7 @@ export class EntryWriter {
    * statement for the rows and one for their audit records, whatever their number.
    */
   async delete(befores: readonly EntryRecord[], action: EntryAction = 'Deleted'): Promise<void> {
+    for (const before of befores) requireFree(before);
     const tombstones = befores.map((before) => tombstoneOf(before, this.timestamp));
     await this.ctx.entries.markDeleted(
       tombstones.map((t) => ({ id: t.id, generation: t.generation, changedAt: this.timestamp })),
@@ -250,6 +269,68 @@ export class EntryWriter {
       this.sizes.push(sizeChange(before, null));
       this.reported.push({ action, before, after: null });
     });
+  }
+
+  /**
+   * Puts a rollout on entries or moves it (docs/rollouts.md): each entry's slot (its new value, the
+   * share of instances in) changes, never its value or generation; no audit record of the entries
+   * (the rollout has its own). Each event carries the state before, so a stream sends an instance
+   * only what changes for it (core's alreadyHas).
+   */
+  async moveRollout(moves: readonly { readonly before: EntryRecord; readonly rollout: EntryRollout }[]): Promise<void> {
+    for (const { before, rollout } of moves) {
+      if (before.rollout && before.rollout.id !== rollout.id) throw lockedByRollout(before, before.rollout.id);
+      this.check(before, rollout.rawValue);
+      if (!before.rollout) {
+        const after = { ...before, rawValue: rollout.rawValue, generation: before.generation + 1, rollout };
+        this.proposed.push({ action: 'RolloutCreated', before, after });
+      }
+    }
+    await this.ctx.entries.setRollouts(
+      moves.map(({ before, rollout }) => ({
+        id: before.id,
+        rollout,
+        isSecret: before.isSecret,
+        changedAt: this.timestamp,
+      })),
+    );
+    for (const { before, rollout } of moves) {
+      const after: EntryRecord = { ...before, rollout, changedAt: this.timestamp };
+      this.events.push(rolloutEvent(before, after));
+    }
+  }
+
+  /**
+   * Ends a rollout on its entries: `completed` makes its new values the entries' values (generation
+   * + 1, the generation its instances already have: they are sent nothing again); `rolled_back`
+   * keeps their values and moves them two generations on, past the new values' generation, so every
+   * instance that got a new value takes the old one back. Audited on each entry.
+   */
+  async endRollout(befores: readonly EntryRecord[], outcome: 'completed' | 'rolled_back'): Promise<EntryRecord[]> {
+    const afters = befores.map((before) => {
+      const rollout = before.rollout as EntryRollout;
+      return outcome === 'completed'
+        ? nextOf(before, { rawValue: rollout.rawValue, unreadable: rollout.unreadable, rollout: null }, this.timestamp)
+        : nextOf(before, { rollout: null, unreadable: before.unreadable }, this.timestamp, 2);
+    });
+    await this.ctx.entries.setValues(
+      afters.map((after) => ({
+        id: after.id,
+        rawValue: after.rawValue,
+        overrides: after.overrides,
+        rollout: null,
+        isSecret: after.isSecret,
+        generation: after.generation,
+        changedAt: this.timestamp,
+      })),
+    );
+    const action = outcome === 'completed' ? 'RolloutCompleted' : 'RolloutRolledBack';
+    await this.ctx.audit.appendMany(befores.map((before, i) => this.auditRecord(action, before, afters[i] ?? null)));
+    befores.forEach((before, i) => {
+      const after = afters[i] as EntryRecord;
+      this.events.push(outcome === 'completed' ? rolloutEvent(before, after) : entryChangeOf(after));
+    });
+    return afters;
   }
 
   /**
@@ -265,6 +346,8 @@ export class EntryWriter {
     if (this.events.length === 0) return;
     await this.requireValidated();
     this.ctx.recordChange({ kind: 'entries', serviceId, versionId, timestamp: this.timestamp, entries: this.events });
+    // A rollout's moves are reported as the rollout's own events, not as changes of entries.
+    if (this.reported.length === 0) return;
     this.ctx.report({
       type: 'entry.changed',
       serviceId,
@@ -282,9 +365,11 @@ export class EntryWriter {
    */
   private async requireValidated(): Promise<void> {
     const { serviceId, versionId, actor } = this.options;
+    const changes = [...this.reported, ...this.proposed];
+    if (changes.length === 0) return;
     const validators = await this.ctx.validators.enabled(serviceId);
     if (validators.length === 0) return;
-    const request = { serviceId, versionId, versionLabel: this.versionLabel, actor, changes: this.reported };
+    const request = { serviceId, versionId, versionLabel: this.versionLabel, actor, changes };
     const digest = digestOf(request);
     if (this.ctx.validated?.has(digest) !== true) throw new ValidationNeeded(validators, request, digest);
   }

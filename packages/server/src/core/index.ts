@@ -32,6 +32,7 @@ export type { AuditAction, AuditChanges, AuditEntityType, AuditRecord, AuditSear
 export { auditView } from './audit-view.js';
 export { createChangeHub, type ChangeHub } from './change-hub.js';
 export {
+  alreadyHas,
   createLocalChangeFeed,
   entryChangeOf,
   resolveChange,
@@ -40,6 +41,7 @@ export {
   type ChangeListener,
   type ChangeNotice,
   type EntryChange,
+  type RolloutBefore,
 } from './changes.js';
 export type { Audience, NewestChanges } from './audience.js';
 export type { EntryMetadata, EntryRecord, EntrySchema, EntryStore, NewEntry } from './entries.js';
@@ -107,6 +109,9 @@ export {
   type SecretStore,
 } from './secrets.js';
 export {
+  fnv1a32,
+  inRollout,
+  isTargeted,
   labelsMatch,
   matchingOverride,
   MAX_LABELS,
@@ -118,11 +123,26 @@ export {
   resolveEntry,
   UNTARGETED,
   type EntryOverride,
+  type EntryRollout,
   type ResolvedEntry,
   type ResolvedSource,
   type TargetedEntry,
   type TargetedInstance,
 } from './targeting.js';
+export {
+  currentPercent,
+  DISCONNECTED_REASON,
+  isActive,
+  lockedByRollout,
+  notAllowed,
+  ROLLOUT_STATUSES,
+  slotOf,
+  type RolloutChange,
+  type RolloutReceivers,
+  type RolloutRecord,
+  type RolloutStatus,
+  type RolloutStore,
+} from './rollouts.js';
 export { UniqueViolation, type Stores, type UnitOfWork, type WriteContext } from './stores.js';
 export type { LocalRole, UserChange, UserRecord, UserStore } from './users.js';
 export {

@@ -2,6 +2,7 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { ChangeRequestStore } from './change-requests.js';
 import type { PersonalTokenStore } from './personal-tokens.js';
 import type { PresenceStore } from './presence.js';
+import type { RolloutStore } from './rollouts.js';
 import type { AuditStore } from './audit.js';
 import type { ChangeNotice } from './changes.js';
 import type { EntryStore } from './entries.js';
@@ -25,6 +26,7 @@ export interface Stores {
   readonly apiKeys: ApiKeyStore;
   readonly tokens: PersonalTokenStore;
   readonly changeRequests: ChangeRequestStore;
+  readonly rollouts: RolloutStore;
   readonly settings: SettingsStore;
   readonly sessions: SessionStore;
   readonly saml: SamlStateStore;

@@ -32,11 +32,27 @@ export interface TargetedInstance {
 /** An instance that declares nothing: it gets every entry's value. */
 export const UNTARGETED: TargetedInstance = Object.freeze({ instanceId: null, labels: new Map<string, string>() });
 
+/**
+ * A running rollout's new value of an entry (docs/rollouts.md): instances in the rollout at
+ * `percent` (`inRollout`) get `rawValue` one generation after the entry's.
+ */
+export interface EntryRollout {
+  readonly id: string;
+  readonly rawValue: string | null;
+  /** The share of matching instances in, 0–100; 0 while the rollout is scheduled or has not started. */
+  readonly percent: number;
+  /** Labels an instance must have to be in (all pairs); empty for every instance. */
+  readonly match: Readonly<Record<string, string>>;
+  /** The new value of a secret cannot be decrypted: nobody receives it. */
+  readonly unreadable?: true;
+}
+
 /** What resolution reads of an entry (an EntryRecord has it; a change event maps to it). */
 export interface TargetedEntry {
   readonly rawValue: string | null;
   readonly generation: number;
   readonly overrides?: readonly EntryOverride[];
+  readonly rollout?: EntryRollout | null;
 }
 
 export type ResolvedSource = 'value' | 'override' | 'rollout';
@@ -69,10 +85,35 @@ export function matchingOverride(
   return overrides.findIndex((o) => labelsMatch(o.labels, labels));
 }
 
+/** FNV-1a, 32 bits, over the UTF-8 bytes of a text: the rollout hash rule (docs/rollouts.md). */
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/**
+ * Whether an instance is in a rollout at `percent`: it has every label of `match`, and
+ * `fnv1a32(rolloutId + ":" + instanceId) mod 10000 < percent × 100` — stable across reconnects and
+ * server instances. An instance without an id is in only at 100 %.
+ */
+export function inRollout(
+  rollout: Pick<EntryRollout, 'id' | 'percent' | 'match'>,
+  instance: TargetedInstance,
+): boolean {
+  if (rollout.percent <= 0 || !labelsMatch(rollout.match, instance.labels)) return false;
+  if (instance.instanceId === null) return rollout.percent >= 100;
+  return fnv1a32(`${rollout.id}:${instance.instanceId}`) % 10000 < rollout.percent * 100;
+}
+
 /**
  * The value one instance gets for one entry: the first override its labels match (in list order),
- * else the entry's value. Pure: the same entry and instance give the same answer everywhere.
- * The generation is always the entry's: an override change is a change of the entry.
+ * else the new value of a running rollout the instance is in (one generation on), else the entry's
+ * value. Pure: the same entry and instance give the same answer everywhere. An override change is a
+ * change of the entry, so an override's generation is the entry's.
  */
 export function resolveEntry(entry: TargetedEntry, instance: TargetedInstance): ResolvedEntry {
   const index = matchingOverride(entry.overrides, instance.labels);
@@ -85,6 +126,17 @@ export function resolveEntry(entry: TargetedEntry, instance: TargetedInstance): 
       overrideIndex: index,
       rolloutId: null,
       ...(override.unreadable ? { unreadable: true as const } : {}),
+    };
+  }
+  const rollout = entry.rollout;
+  if (rollout && inRollout(rollout, instance)) {
+    return {
+      rawValue: rollout.rawValue,
+      generation: entry.generation + 1,
+      source: 'rollout',
+      overrideIndex: null,
+      rolloutId: rollout.id,
+      ...(rollout.unreadable ? { unreadable: true as const } : {}),
     };
   }
   return {
@@ -176,19 +228,24 @@ export function parseLabels(
 
 /**
  * A key naming what an instance resolves for a set of entries (the override index of each entry
- * that has overrides): instances with equal keys get the same values, so they share one encoding.
- * Null when the instance matches no override of any of them (it gets the entries' values). It
- * reads labels only: whatever else `resolveEntry` comes to read of an instance must enter it too.
+ * that has overrides, whether it is in each entry's rollout): instances with equal keys get the
+ * same values, so they share one encoding. Null when the instance matches no override and is in no
+ * rollout (it gets the entries' values). It reads what `resolveEntry` reads of an instance.
  */
 export function resolutionKey(
-  targeted: readonly { readonly overrides?: readonly EntryOverride[] }[],
-  labels: ReadonlyMap<string, string>,
+  targeted: readonly Pick<TargetedEntry, 'overrides' | 'rollout'>[],
+  instance: TargetedInstance,
 ): string | null {
-  if (labels.size === 0) return null;
   let key: string | null = null;
   for (let i = 0; i < targeted.length; i++) {
-    const index = matchingOverride(targeted[i]?.overrides, labels);
+    const entry = targeted[i] as Pick<TargetedEntry, 'overrides' | 'rollout'>;
+    const index = matchingOverride(entry.overrides, instance.labels);
     if (index >= 0) key = `${key ?? ''}${i}:${index},`;
+    else if (entry.rollout && inRollout(entry.rollout, instance)) key = `${key ?? ''}${i}:r,`;
   }
   return key;
 }
+
+/** Whether an entry's value can differ between instances (it has overrides or a rollout). */
+export const isTargeted = (entry: Pick<TargetedEntry, 'overrides' | 'rollout'>): boolean =>
+  (entry.overrides?.length ?? 0) > 0 || Boolean(entry.rollout);

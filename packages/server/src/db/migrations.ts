@@ -4,6 +4,7 @@ import { changeLogTransactionsMigration } from './migrations/change-log-transact
 import { hashedSessionIdsMigration } from './migrations/hashed-session-ids.js';
 import { secretsMigration } from './migrations/secrets.js';
 import { overridesMigration } from './migrations/overrides.js';
+import { rolloutsMigration } from './migrations/rollouts.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
 import { reviewAuthorsMigration } from './migrations/review-authors.js';
 import { streamAudienceMigration } from './migrations/stream-audience.js';
@@ -376,6 +377,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0016-change-log-transactions': changeLogTransactionsMigration(dialect),
         '0017-validation': validationMigration(dialect),
         '0018-overrides': overridesMigration(),
+        '0019-rollouts': rolloutsMigration(dialect),
       }),
   };
 }

@@ -67,6 +67,8 @@ export interface EntriesTable {
   schema: string | null;
   /** Its overrides by label (JSON text, a secret's values sealed); null for none. */
   overrides: string | null;
+  /** The rollout running on it with its new value (JSON text, a secret's value sealed); null for none. */
+  rollout: string | null;
 }
 
 export interface AuditLogsTable {
@@ -273,6 +275,7 @@ export interface PresenceServersTable {
 }
 
 export interface DatabaseSchema {
+  rollouts: RolloutsTable;
   webhooks: WebhooksTable;
   validators: ValidatorsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -293,4 +296,31 @@ export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
   settings: SettingsTable;
+}
+
+export interface RolloutsTable {
+  id: string;
+  service_id: string;
+  version_id: string;
+  status: string;
+  /** JSON: [{id, key, rawValue, generation, isSecret?}], a secret's value sealed (sealed-json.ts). */
+  changes: string;
+  /** JSON: the percentages. */
+  steps: string;
+  step: number;
+  step_seconds: number;
+  bake_seconds: number;
+  start_at: number;
+  step_started_at: number | null;
+  next_at: number | null;
+  /** JSON: labels. */
+  match: string;
+  /** JSON: {disconnectedShare}. */
+  rollback: string;
+  /** JSON: {in: [instance ids], gone: {id: since}}. */
+  received: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+  reason: string | null;
 }

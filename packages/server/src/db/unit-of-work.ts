@@ -16,6 +16,7 @@ import type { DatabaseSchema } from './schema.js';
 import { createApiKeyStore } from './stores/api-key-store.js';
 import { createAuditStore } from './stores/audit-store.js';
 import { createChangeRequestStore } from './stores/change-request-store.js';
+import { createRolloutStore } from './stores/rollout-store.js';
 import { createEntryStore } from './stores/entry-store.js';
 import { createPersonalTokenStore } from './stores/personal-token-store.js';
 import { createPresenceStore } from './stores/presence-store.js';
@@ -39,6 +40,7 @@ function createStores(db: Kysely<DatabaseSchema>, dialect: Dialect, cipher: Secr
     apiKeys: createApiKeyStore(db),
     tokens: createPersonalTokenStore(db),
     changeRequests: createChangeRequestStore(db, dialect, cipher),
+    rollouts: createRolloutStore(db, dialect, cipher),
     settings: createSettingsStore(db),
     sessions: createSessionStore(db),
     saml: createSamlStateStore(db),

@@ -4,6 +4,7 @@ import {
   UnreadableSecret,
   type EntryOverride,
   type EntryRecord,
+  type EntryRollout,
   type EntrySchema,
   type EntryStore,
   type SecretCipher,
@@ -32,6 +33,7 @@ const ENTRY_COLUMNS: Readonly<Record<keyof EntriesTable, JsonColumnType>> = {
   deleted: 'integer',
   schema: 'text',
   overrides: 'text',
+  rollout: 'text',
 };
 
 /**
@@ -87,6 +89,24 @@ export function openedOverrides(cipher: SecretCipher, text: string | null): Entr
   );
 }
 
+/** A rollout slot as stored: a secret's new value sealed, as `sealedValue`. */
+type StoredRollout = Omit<EntryRollout, 'unreadable'> & { sealedValue?: string };
+
+/** An entry's rollout as stored: JSON text, a secret's new value sealed; null for none. */
+export function storedRollout(cipher: SecretCipher, rollout: EntryRollout | null, isSecret: boolean): string | null {
+  if (!rollout) return null;
+  const { unreadable: _unreadable, ...slot } = rollout;
+  const value = storedValue(cipher, slot.rawValue, isSecret);
+  return JSON.stringify(isSecret && value !== null ? { ...slot, rawValue: null, sealedValue: value } : slot);
+}
+
+/** An entry's rollout as the application reads it: a secret's value opened, or unreadable. */
+export function openedRollout(cipher: SecretCipher, text: string | null): EntryRollout | null {
+  if (text === null) return null;
+  const { sealedValue, ...slot } = JSON.parse(text) as StoredRollout;
+  return sealedValue === undefined ? slot : { ...slot, ...openedValue(cipher, sealedValue, true) };
+}
+
 function toRecord(cipher: SecretCipher, row: Selectable<EntriesTable>): EntryRecord {
   const isSecret = Number(row.is_secret) === 1;
   return {
@@ -108,6 +128,7 @@ function toRecord(cipher: SecretCipher, row: Selectable<EntriesTable>): EntryRec
     deleted: Number(row.deleted) === 1,
     schema: row.schema === null ? null : (JSON.parse(row.schema) as EntrySchema),
     overrides: openedOverrides(cipher, row.overrides),
+    rollout: openedRollout(cipher, row.rollout),
   };
 }
 
@@ -131,6 +152,7 @@ function toRow(cipher: SecretCipher, e: EntryRecord): Insertable<EntriesTable> {
     deleted: e.deleted ? 1 : 0,
     schema: e.schema === null ? null : JSON.stringify(e.schema),
     overrides: storedOverrides(cipher, e.overrides, e.isSecret),
+    rollout: storedRollout(cipher, e.rollout ?? null, e.isSecret),
   };
 }
 
@@ -218,6 +240,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         id: c.id,
         raw_value: storedValue(cipher, c.rawValue, c.isSecret),
         overrides: storedOverrides(cipher, c.overrides, c.isSecret),
+        rollout: storedRollout(cipher, c.rollout, c.isSecret),
         generation: c.generation,
         changed_at: c.changedAt,
       }));
@@ -225,10 +248,26 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         id: 'text',
         raw_value: 'text',
         overrides: 'text',
+        rollout: 'text',
         generation: 'integer',
         changed_at: 'bigint',
       });
-      await sql`update entries set raw_value = v.raw_value, overrides = v.overrides, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+      await sql`update entries set raw_value = v.raw_value, overrides = v.overrides, rollout = v.rollout, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+        db,
+      );
+    },
+    async setRollouts(changes) {
+      if (changes.length === 0) return;
+      const v = jsonRows(
+        dialect,
+        changes.map((c) => ({
+          id: c.id,
+          rollout: storedRollout(cipher, c.rollout, c.isSecret),
+          changed_at: c.changedAt,
+        })),
+        { id: 'text', rollout: 'text', changed_at: 'bigint' },
+      );
+      await sql`update entries set rollout = v.rollout, changed_at = v.changed_at from ${v} where entries.id = v.id`.execute(
         db,
       );
     },
@@ -257,7 +296,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         changes.map((c) => ({ id: c.id, generation: c.generation, changed_at: c.changedAt })),
         { id: 'text', generation: 'integer', changed_at: 'bigint' },
       );
-      await sql`update entries set raw_value = null, overrides = null, deleted = 1, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+      await sql`update entries set raw_value = null, overrides = null, rollout = null, deleted = 1, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
         db,
       );
     },

@@ -48,40 +48,46 @@ export async function rewrapAll(db: Kysely<DatabaseSchema>, cipher: SecretCipher
       count += Number(result.numUpdatedRows);
     },
   );
-  count += await rewrapOverrides(db, cipher);
+  count += await rewrapEntryJson(db, cipher, 'overrides');
+  count += await rewrapEntryJson(db, cipher, 'rollout');
   // Webhook signing secrets: sealed ones re-wrapped, any still in plaintext sealed (a few per service).
   count += await sealSigningSecrets(db, cipher, true);
   count += await sealValidatorSecrets(db, cipher, true);
   count += await rewrapJsonColumn(db, cipher, 'audit_logs');
   count += await rewrapJsonColumn(db, cipher, 'change_requests');
+  count += await rewrapJsonColumn(db, cipher, 'rollouts');
   count += await rewrapChangeLog(db, cipher);
   await rewrapSettings(db, cipher);
   return count;
 }
 
-/** Secret entries' override values (JSON with `sealedValue`s, entry-store's storedOverrides). */
-async function rewrapOverrides(db: Kysely<DatabaseSchema>, cipher: SecretCipher): Promise<number> {
+/** Secret entries' override values and rollout values (JSON with `sealedValue`s, entry-store's storedOverrides, storedRollout). */
+async function rewrapEntryJson(
+  db: Kysely<DatabaseSchema>,
+  cipher: SecretCipher,
+  column: 'overrides' | 'rollout',
+): Promise<number> {
   let count = 0;
   await forEachPage(
     (after: string | undefined, limit) => {
       let query = db
         .selectFrom('entries')
-        .select(['id', 'overrides'])
+        .select(['id', `${column} as stored`])
         .where('is_secret', '=', 1)
-        .where('overrides', 'like', '%"sealedValue"%');
+        .where(column, 'like', '%"sealedValue"%');
       if (after !== undefined) query = query.where('id', '>', after);
       return query.orderBy('id').limit(limit).execute();
     },
     (row) => row.id,
     async (row) => {
-      const stored = row.overrides as string;
+      const stored = row.stored as string;
       const result = rewrappedJson(cipher, stored);
       if (!result) return;
       const updated = await db
         .updateTable('entries')
-        .set({ overrides: result.text })
+        .set({ [column]: result.text })
         .where('id', '=', row.id)
-        .where('overrides', '=', stored)
+        .where(column, '=', stored)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) > 0) count += result.count;
     },
@@ -103,7 +109,7 @@ function rewrappedJson(cipher: SecretCipher, text: string): { text: string; coun
 async function rewrapJsonColumn(
   db: Kysely<DatabaseSchema>,
   cipher: SecretCipher,
-  table: 'audit_logs' | 'change_requests',
+  table: 'audit_logs' | 'change_requests' | 'rollouts',
 ): Promise<number> {
   let count = 0;
   await forEachPage(

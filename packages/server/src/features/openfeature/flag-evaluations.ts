@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   receivesSecrets,
   requireServiceAccess,
+  isTargeted,
   resolutionKey,
   type Caller,
   type EntryChange,
@@ -86,12 +87,12 @@ export class FlagEvaluations {
     let cached = this.encoded.get(version.versionId);
     if (cached) this.encoded.delete(version.versionId);
     if (!cached || cached.timestamp !== version.lastTimestamp) {
-      const targeted = [...version.entries.values()].filter((e) => e.overrides);
+      const targeted = [...version.entries.values()].filter(isTargeted);
       cached = { timestamp: version.lastTimestamp, targeted, answers: new Map() };
     }
     this.encoded.set(version.versionId, cached);
     if (this.encoded.size > MAX_VERSIONS) this.encoded.delete(this.encoded.keys().next().value as string);
-    const key = `${audienceOf(withSecrets)}\n${resolutionKey(cached.targeted, context.labels) ?? ''}`;
+    const key = `${audienceOf(withSecrets)}\n${resolutionKey(cached.targeted, context) ?? ''}`;
     const hit = cached.answers.get(key);
     if (hit) return hit;
     // Made from the state read above: nothing awaited in between, so no change can slip in.

@@ -1,5 +1,6 @@
 import {
   entryChangeOf,
+  isTargeted,
   resolutionKey,
   type EntryRecord,
   type TargetedInstance,
@@ -75,11 +76,11 @@ export class BackfillReads {
       const oldest = waiters.reduce((min, w) => Math.min(min, w.request.afterTimestamp), Infinity);
       const records = await this.uow.read.entries.changedSince(versionId, oldest);
       const batches = new Map<string, EventBatch | null>();
-      const targeted = records.filter((r) => r.overrides.length > 0);
+      const targeted = records.filter(isTargeted);
       for (const waiter of waiters) {
         const { afterTimestamp, audience, target } = waiter.request;
-        // Instances that resolve the entries with overrides alike share a batch too.
-        const resolution = target && targeted.length > 0 ? resolutionKey(targeted, target.labels) : null;
+        // Instances that resolve the targeted entries alike share a batch too.
+        const resolution = target && targeted.length > 0 ? resolutionKey(targeted, target) : null;
         const shared = `${afterTimestamp}\n${audience}\n${resolution ?? ''}`;
         if (!batches.has(shared)) batches.set(shared, batchOf(records, afterTimestamp, audience, target));
         waiter.resolve(batches.get(shared) ?? null);

@@ -6,6 +6,8 @@ import {
   type SubscriptionEvent,
 } from '../../protocol.js';
 import {
+  alreadyHas,
+  isTargeted,
   resolutionKey,
   resolveChange,
   type Audience,
@@ -29,52 +31,73 @@ export function reaches(change: EntryChange, audience: Audience): boolean {
   return audience === 'secrets' && !change.unreadable;
 }
 
-/** Whether any change carries overrides: only then can what instances receive differ. */
-export const anyTargeted = (changes: readonly EntryChange[]): boolean => changes.some((c) => c.overrides);
+/** Whether a change can reach instances differently: it has overrides or a rollout, or is a rollout's move. */
+const targetedChange = (c: EntryChange): boolean => isTargeted(c) || c.before !== undefined;
+
+/** Whether any change is targeted: only then can what instances receive differ. */
+export const anyTargeted = (changes: readonly EntryChange[]): boolean => changes.some(targetedChange);
 
 /**
- * A change as one instance receives it: its value resolved for the instance (core's resolveEntry),
- * without the overrides, so that no encoding ever holds a value resolved for other labels.
+ * A change as one instance receives it: its value and generation resolved for the instance (core's
+ * resolveEntry), without overrides or rollout, so that no encoding ever holds a value resolved for
+ * other instances.
  */
 export function resolvedChange(change: EntryChange, instance: TargetedInstance): EntryChange {
-  if (!change.overrides) return change;
+  if (!targetedChange(change)) return change;
   const resolved = resolveChange(change, instance);
-  const { overrides: _overrides, ...rest } = change;
+  const { overrides: _overrides, rollout: _rollout, before: _before, ...rest } = change;
   return {
     ...rest,
     value: resolved.rawValue,
+    generation: resolved.generation,
     ...(resolved.unreadable ? { unreadable: true } : {}),
   };
 }
 
-/** Changes as one instance receives them (the same array when none has overrides). */
+/**
+ * Changes as one instance receives them (the same array when none is targeted), without those it
+ * already has (a rollout's step that does not reach it, core's alreadyHas).
+ */
 export function resolvedChanges(changes: readonly EntryChange[], instance: TargetedInstance): readonly EntryChange[] {
-  return anyTargeted(changes) ? changes.map((c) => resolvedChange(c, instance)) : changes;
+  if (!anyTargeted(changes)) return changes;
+  return changes.filter((c) => !alreadyHas(c, instance)).map((c) => resolvedChange(c, instance));
 }
 
 /**
- * The batch of each stream for changes of entries with overrides: streams whose instances resolve
- * the changed entries alike (core's resolutionKey) share one batch, encoded once; those that match
- * no override get `shared`, the batch every stream gets without targeting. Streams with equal labels
- * share their labels' map (stream-client.ts), so each set of labels is resolved once.
+ * The batch of each stream for targeted changes: streams whose instances resolve the changed entries
+ * alike (core's resolutionKey, before and after a rollout's move) share one batch, encoded once;
+ * those that match no override and are in no rollout get `shared`, the batch every stream gets
+ * without targeting. Without rollouts, streams with equal labels share their labels' map
+ * (stream-client.ts), so each set of labels is resolved once.
  */
 export function targetedBatches(
   entries: readonly EntryChange[],
   shared: Readonly<Record<Audience, EventBatch | undefined>>,
 ): (stream: { readonly audience: Audience; readonly target: TargetedInstance }) => EventBatch | undefined {
-  const targeted = entries.filter((e) => e.overrides);
+  const targeted = entries.filter(targetedChange);
+  // A rollout's hash reads the instance id: then each instance is resolved on its own.
+  const byInstance = targeted.some((e) => e.rollout || e.before);
+  const befores = targeted.map((e) => ({ overrides: e.overrides, rollout: e.before ? e.before.rollout : e.rollout }));
   const resolutions = new Map<ReadonlyMap<string, string>, string | null>();
   const groups = new Map<string, EventBatch | undefined>();
+  const keyOf = (target: TargetedInstance): string | null => {
+    const after = resolutionKey(targeted, target);
+    if (!byInstance) return after;
+    // Even an instance in no rollout before or after has its own batch: without the moves it already has.
+    return `${after ?? ''}|${resolutionKey(befores, target) ?? ''}`;
+  };
   return ({ audience, target }) => {
-    let key = resolutions.get(target.labels);
+    let key = byInstance ? undefined : resolutions.get(target.labels);
     if (key === undefined) {
-      key = resolutionKey(targeted, target.labels);
-      resolutions.set(target.labels, key);
+      key = keyOf(target);
+      if (!byInstance) resolutions.set(target.labels, key);
     }
     if (key === null) return shared[audience];
     const group = `${audience}\n${key}`;
-    if (!groups.has(group))
-      groups.set(group, new EventBatch(resolvedChanges(entries, target)).for(audience) ?? undefined);
+    if (!groups.has(group)) {
+      const changes = resolvedChanges(entries, target);
+      groups.set(group, changes.length > 0 ? (new EventBatch(changes).for(audience) ?? undefined) : undefined);
+    }
     return groups.get(group);
   };
 }

@@ -9,6 +9,7 @@ import {
 } from '../../protocol.js';
 import {
   entryChangeOf,
+  isTargeted,
   resolutionKey,
   UNTARGETED,
   type ChangeHub,
@@ -31,7 +32,7 @@ interface Snapshot {
   readonly entries: Map<string, EntryChange>;
   lastTimestamp: number;
   answers: Record<Audience, Answer>;
-  /** Its entries with overrides (null until asked after a change), and the answers per group of instances that resolve them alike. */
+  /** Its entries with overrides or a rollout (null until asked after a change), and the answers per group of instances that resolve them alike. */
   targeted: EntryChange[] | null;
   groups: Map<string, Answer>;
   readonly stopListening: () => void;
@@ -167,10 +168,9 @@ export class VersionSnapshots {
    * instance matches none (today's path), else its group's (instances that resolve alike share it).
    */
   private answerOf(snapshot: Snapshot, audience: Audience, instance: TargetedInstance): Answer {
-    if (instance.labels.size === 0) return snapshot.answers[audience];
-    snapshot.targeted ??= [...snapshot.entries.values()].filter((e) => e.overrides);
+    snapshot.targeted ??= [...snapshot.entries.values()].filter(isTargeted);
     if (snapshot.targeted.length === 0) return snapshot.answers[audience];
-    const key = resolutionKey(snapshot.targeted, instance.labels);
+    const key = resolutionKey(snapshot.targeted, instance);
     if (key === null) return snapshot.answers[audience];
     const group = `${audience}\n${key}`;
     let answer = snapshot.groups.get(group);
