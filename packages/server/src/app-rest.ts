@@ -31,6 +31,7 @@ import { FlagEvaluations, ofrepRoutes } from './features/openfeature/index.js';
 import { opsRoutes, type Metrics } from './features/ops/index.js';
 import { answerForwardedWrites, forwardWritesToPrimary, type ForwardingOptions } from './features/regions/index.js';
 import { FleetQueries, fleetRoutes, type StreamPresence, type VersionSnapshots } from './features/realtime/index.js';
+import { rolloutRoutes, type RolloutCommands } from './features/rollouts/index.js';
 import { ServiceCommands, ServiceQueries, serviceRoutes } from './features/services/index.js';
 import { ConfigTransfer, createYamlWorkers, transferRoutes, VersionCompare } from './features/transfer/index.js';
 import { VersionCommands, VersionQueries, versionRoutes } from './features/versions/index.js';
@@ -58,6 +59,8 @@ export interface RestApiParts {
   readonly isStarted: () => boolean;
   readonly readiness: () => 'waiting-for-database' | 'started' | 'shutting-down';
   readonly ping: () => Promise<void>;
+  /** Rollouts (docs/rollouts.md): shared with their scheduler. */
+  readonly rollouts: RolloutCommands;
   /** Seals and fingerprints secret values. */
   readonly cipher: SecretCipher;
   /** The open change streams of every server instance (the instances route). */
@@ -154,11 +157,13 @@ export async function composeRestApi(parts: RestApiParts) {
       caps,
       cipher: parts.cipher,
       identities,
+      rollouts: parts.rollouts,
     }),
     queries: new ChangeRequestQueries(uow),
     requiredApprovals: config.versions.requiredApprovals,
     cipher: parts.cipher,
   });
+  await fastify.register(rolloutRoutes, { commands: parts.rollouts, uow });
   await fastify.register(fleetRoutes, { queries: new FleetQueries(uow, parts.presence) });
   await fastify.register(auditRoutes, { queries: new AuditQueries(uow), cipher: parts.cipher });
   await fastify.register(apiKeyRoutes, { apiKeys });

@@ -20,6 +20,7 @@ import {
   WebhookSender,
 } from './features/webhooks/index.js';
 import { StreamPresence, VersionSnapshots } from './features/realtime/index.js';
+import { RolloutCommands, RolloutScheduler } from './features/rollouts/index.js';
 import { HttpValidatorCalls } from './features/validators/index.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppConfig } from './platform/config/app-config.js';
@@ -79,6 +80,8 @@ export interface AppInternals {
 
 const SESSION_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const SHUTTING_DOWN = 'The server is shutting down; reconnect.';
+/** The streams of a version read per look for a rollout's receivers (docs/rollouts.md). */
+const MAX_WATCHED_STREAMS = 20_000;
 
 /**
  * Builds the whole service from its configuration: the composition root, where every part is made
@@ -160,6 +163,15 @@ export async function composeApp(
     readOnly: () => role.follower,
   });
   const forwarding = { role, positions: role.positions, serverInstance, logger };
+  // Rollouts (docs/rollouts.md): every instance moves the due ones; each move locks its rollout.
+  const rollouts = new RolloutCommands(uow, clock, ids, config.versions);
+  const rolloutScheduler = new RolloutScheduler(uow, rollouts, clock, {
+    ...config.rollouts,
+    connected: async (versionId) =>
+      (await presence.summary(versionId, { secrets: 0, public: 0 }, MAX_WATCHED_STREAMS)).streams,
+    readOnly: () => role.follower || !lifecycle.started || lifecycle.shuttingDown,
+    logger,
+  });
   // GetConfig's in-memory versions: the gRPC calls and OFREP answer from them.
   const snapshots = new VersionSnapshots(uow, hub, { layout: config.grpc.getConfigLayout });
 
@@ -183,6 +195,7 @@ export async function composeApp(
     forwarding,
     validatorCalls,
     snapshots,
+    rollouts,
     lagging: () =>
       role.follower && role.lagSeconds >= config.database.maxFollowerLagSeconds
         ? `This follower's standby is ${role.lagSeconds.toFixed(1)} s behind its primary (Database:MaxFollowerLagSeconds is ${config.database.maxFollowerLagSeconds}).`
@@ -280,6 +293,7 @@ export async function composeApp(
       }).then(() => {
         lifecycle.started = true;
         dispatcher.start();
+        rolloutScheduler.start();
       });
       return starting;
     },
@@ -289,6 +303,7 @@ export async function composeApp(
       stopStarting.abort();
       await starting?.catch(() => undefined);
       await dispatcher.stop();
+      await rolloutScheduler.stop();
       await validatorCalls.close();
       rechecks.close();
       snapshots.close();

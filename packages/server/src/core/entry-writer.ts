@@ -110,7 +110,7 @@ export class EntryWriter {
     /** The version's change-clock value of this write. */
     readonly timestamp: number,
     /** The version's label, as the change's webhook deliveries name it. */
-    private readonly versionLabel: string,
+    readonly versionLabel: string,
     /** The version is protected (the write was opened with `protectedVersion: 'allow'`). */
     readonly versionProtected: boolean,
     /** The write's ids: the same in every run of it (`WriteContext.ids`). */

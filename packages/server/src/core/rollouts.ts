@@ -90,6 +90,8 @@ export interface RolloutStore {
    */
   due(nowMicros: number, limit: number): Promise<RolloutRecord[]>;
   update(rollout: RolloutRecord): Promise<void>;
+  /** Sets who received the new values, only while the rollout is active (the receivers' watch). */
+  setReceived(id: string, received: RolloutReceivers): Promise<void>;
 }
 
 /** The percentage of the current step, 0 while scheduled. */

@@ -130,9 +130,11 @@ describe('the rollout hash rule', () => {
       overrideIndex: null,
       rolloutId: 'r-1',
     });
-    expect(resolveEntry({ ...entry, rollout: { ...entry.rollout, percent: 0 } }, instance({}, 'pod-1'))).toMatchObject(
-      { rawValue: 'old', generation: 4, source: 'value' },
-    );
+    expect(resolveEntry({ ...entry, rollout: { ...entry.rollout, percent: 0 } }, instance({}, 'pod-1'))).toMatchObject({
+      rawValue: 'old',
+      generation: 4,
+      source: 'value',
+    });
     const targeted = [entry];
     expect(resolutionKey(targeted, instance({}, 'pod-1'))).not.toBeNull();
     expect(resolutionKey([{ rollout: { ...entry.rollout, percent: 0 } }], instance({}, 'pod-1'))).toBeNull();

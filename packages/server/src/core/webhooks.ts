@@ -5,7 +5,14 @@ import type { Page } from './page.js';
 import type { VersionRecord } from './versions.js';
 
 /** What a webhook can be told of. */
-export const WEBHOOK_EVENT_TYPES = ['entry.changed', 'version.created', 'version.deleted'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'entry.changed',
+  'version.created',
+  'version.deleted',
+  'rollout.started',
+  'rollout.completed',
+  'rollout.rolled_back',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** One entry's change in a committed write, both sides as stored (null for a creation / deletion). */
@@ -32,7 +39,12 @@ interface ReportedBase {
  */
 export type ReportedChange =
   | (ReportedBase & { readonly type: 'entry.changed'; readonly changes: readonly ReportedEntryChange[] })
-  | (ReportedBase & { readonly type: 'version.created' | 'version.deleted'; readonly version: VersionRecord });
+  | (ReportedBase & { readonly type: 'version.created' | 'version.deleted'; readonly version: VersionRecord })
+  | (ReportedBase & {
+      readonly type: 'rollout.started' | 'rollout.completed' | 'rollout.rolled_back';
+      /** The rollout as answers show it (a secret's new value left out): the delivery's `data`. */
+      readonly rollout: Readonly<Record<string, unknown>>;
+    });
 
 /**
  * Writes the deliveries of a transaction's reported changes, in that transaction (`enqueue`, true

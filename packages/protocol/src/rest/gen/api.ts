@@ -3819,7 +3819,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Apply an approved change request as one batch (409, and stale, when an entry changed since; nothing applied) */
+    /**
+     * Apply an approved change request as one batch, or as a rollout (409, and stale, when an entry changed since; nothing applied)
+     * @description With `{"rollout": {"steps", "stepSeconds", "bakeSeconds", …}}` the approved values are rolled out to the instances step by step (docs/rollouts.md) instead of set at once: the only way to roll out on a protected version.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3834,7 +3837,37 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'application/json': {
+            rollout?: {
+              /**
+               * @description Strictly increasing percentages of the instances, ending at 100
+               * @example [
+               *       10,
+               *       50,
+               *       100
+               *     ]
+               */
+              steps: number[];
+              /** @description Time between steps */
+              stepSeconds: number;
+              /** @description Time at 100 % before the new values become the values */
+              bakeSeconds: number;
+              startAt?: string | null;
+              match?: {
+                labels?: {
+                  [key: string]: string;
+                };
+              } | null;
+              rollback?: {
+                /** @description Roll back when this share (and at least 2) of the instances that got the new values disconnect and stay away; default 0.2 */
+                disconnectedShare?: number;
+              } | null;
+            };
+          };
+        };
+      };
       responses: {
         /** @description Default Response */
         200: {
@@ -4019,6 +4052,677 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['ChangeRequest'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A version's rollouts, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description scheduled, running, paused, baking (the 100 % step), completed, rolled_back */
+          status?: 'scheduled' | 'running' | 'paused' | 'baking' | 'completed' | 'rolled_back';
+        };
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'][];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Roll new values out to a growing share of the instances, step by step
+     * @description Instances in the rollout at a step get the new values (generation + 1); after the 100 % step and the bake time they become the values. The entries are locked meanwhile (409). On a protected version, only through an approved change request.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            changes: {
+              /**
+               * Format: uuid
+               * @description UUID
+               */
+              id: string;
+              rawValue: string | null;
+              /** @description The generation of the entry the new value is based on */
+              generation: number;
+            }[];
+            /**
+             * @description Strictly increasing percentages of the instances, ending at 100
+             * @example [
+             *       10,
+             *       50,
+             *       100
+             *     ]
+             */
+            steps: number[];
+            /** @description Time between steps */
+            stepSeconds: number;
+            /** @description Time at 100 % before the new values become the values */
+            bakeSeconds: number;
+            startAt?: string | null;
+            match?: {
+              labels?: {
+                [key: string]: string;
+              };
+            } | null;
+            rollback?: {
+              /** @description Roll back when this share (and at least 2) of the instances that got the new values disconnect and stay away; default 0.2 */
+              disconnectedShare?: number;
+            } | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One rollout */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          rolloutId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause: instances keep what they have; no step is taken until resumed */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          rolloutId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused rollout: its current step (or bake) is timed again from now */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          rolloutId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}/promote': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Skip to completed: the new values become the values at once */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          rolloutId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}/rollback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Roll back: every instance that got a new value gets the old one back (generation + 2) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          rolloutId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProblemDetails'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}/alarm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An alarm from monitoring: roll back at once, with its reason (an API key with the write scope) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description UUID */
+          serviceId: string;
+          /** @description UUID */
+          versionId: string;
+          /** @description UUID */
+          rolloutId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            reason: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Rollout'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -4585,7 +5289,16 @@ export interface paths {
              */
             url: string;
             description?: string | null;
-            eventTypes?: ('entry.changed' | 'version.created' | 'version.deleted')[] | null;
+            eventTypes?:
+              | (
+                  | 'entry.changed'
+                  | 'version.created'
+                  | 'version.deleted'
+                  | 'rollout.started'
+                  | 'rollout.completed'
+                  | 'rollout.rolled_back'
+                )[]
+              | null;
             versionIds?: string[] | null;
             keyPrefix?: string | null;
             /** @description Default true; a disabled webhook sends nothing */
@@ -4613,7 +5326,16 @@ export interface paths {
               serviceId: string;
               url: string;
               description: string | null;
-              eventTypes: ('entry.changed' | 'version.created' | 'version.deleted')[] | null;
+              eventTypes:
+                | (
+                    | 'entry.changed'
+                    | 'version.created'
+                    | 'version.deleted'
+                    | 'rollout.started'
+                    | 'rollout.completed'
+                    | 'rollout.rolled_back'
+                  )[]
+                | null;
               versionIds: string[] | null;
               keyPrefix: string | null;
               enabled: boolean;
@@ -4766,7 +5488,16 @@ export interface paths {
              */
             url: string;
             description?: string | null;
-            eventTypes?: ('entry.changed' | 'version.created' | 'version.deleted')[] | null;
+            eventTypes?:
+              | (
+                  | 'entry.changed'
+                  | 'version.created'
+                  | 'version.deleted'
+                  | 'rollout.started'
+                  | 'rollout.completed'
+                  | 'rollout.rolled_back'
+                )[]
+              | null;
             versionIds?: string[] | null;
             keyPrefix?: string | null;
             /** @description Default true; a disabled webhook sends nothing */
@@ -6313,6 +7044,76 @@ export interface components {
         approvedAt: string;
       }[];
     };
+    Rollout: {
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      serviceId: string;
+      /**
+       * Format: uuid
+       * @description UUID
+       */
+      versionId: string;
+      /** @description scheduled, running, paused, baking (the 100 % step), completed, rolled_back */
+      status: 'scheduled' | 'running' | 'paused' | 'baking' | 'completed' | 'rolled_back';
+      changes: {
+        /**
+         * Format: uuid
+         * @description UUID
+         */
+        id: string;
+        rawValue: string | null;
+        /** @description The generation of the entry the new value is based on */
+        generation: number;
+        key: string;
+        /** @description A secret: rawValue is left out (null) */
+        isSecret?: boolean;
+      }[];
+      steps: number[];
+      /** @description The 0-based index of the current step in steps */
+      step: number;
+      /** @description The share of matching instances in now (0 before the start) */
+      percent: number;
+      stepSeconds: number;
+      bakeSeconds: number;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      startAt: string;
+      stepStartedAt: string | null;
+      nextAt: string | null;
+      match: {
+        labels: {
+          [key: string]: string;
+        };
+      };
+      rollback: {
+        disconnectedShare: number;
+      };
+      /** @description Instances that received the new values */
+      received: number;
+      /** @description Of them, those disconnected now */
+      gone: number;
+      createdBy: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, microsecond precision
+       */
+      updatedAt: string;
+      reason: string | null;
+    };
     Instance: {
       instanceId: string | null;
       sdk: string | null;
@@ -6332,6 +7133,15 @@ export interface components {
       lastEventTimestamp: string | null;
       /** @description No change the stream may receive is newer than what it has (a stream without secrets is not behind after a secret changed) */
       upToDate: boolean;
+      rollout: {
+        /**
+         * Format: uuid
+         * @description UUID
+         */
+        id: string;
+        /** @description The instance gets the rollout’s new values at its current step */
+        in: boolean;
+      } | null;
     };
     AuditRecord: {
       /**
@@ -6397,7 +7207,16 @@ export interface components {
       serviceId: string;
       url: string;
       description: string | null;
-      eventTypes: ('entry.changed' | 'version.created' | 'version.deleted')[] | null;
+      eventTypes:
+        | (
+            | 'entry.changed'
+            | 'version.created'
+            | 'version.deleted'
+            | 'rollout.started'
+            | 'rollout.completed'
+            | 'rollout.rolled_back'
+          )[]
+        | null;
       versionIds: string[] | null;
       keyPrefix: string | null;
       enabled: boolean;
@@ -6415,8 +7234,14 @@ export interface components {
     WebhookDelivery: {
       /** @description The `webhook-id` header of every attempt */
       id: string;
-      /** @description entry.changed (values, entries), version.created, version.deleted */
-      eventType: 'entry.changed' | 'version.created' | 'version.deleted';
+      /** @description entry.changed (values, entries), version.created, version.deleted, rollout.started, rollout.completed, rollout.rolled_back (data: the rollout) */
+      eventType:
+        | 'entry.changed'
+        | 'version.created'
+        | 'version.deleted'
+        | 'rollout.started'
+        | 'rollout.completed'
+        | 'rollout.rolled_back';
       /**
        * Format: date-time
        * @description ISO 8601, microsecond precision

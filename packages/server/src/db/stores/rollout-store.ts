@@ -41,7 +41,12 @@ function toRow(cipher: SecretCipher, r: RolloutRecord): Selectable<RolloutsTable
     version_id: r.versionId,
     status: r.status,
     // A secret's new value is sealed like the entry's (the rule of stored JSON).
-    changes: JSON.stringify(sealSecrets(r.changes.map(({ unreadable: _u, ...c }) => c), cipher)),
+    changes: JSON.stringify(
+      sealSecrets(
+        r.changes.map(({ unreadable: _u, ...c }) => c),
+        cipher,
+      ),
+    ),
     steps: JSON.stringify(r.steps),
     step: r.step,
     step_seconds: r.stepSeconds,
@@ -118,11 +123,23 @@ export function createRolloutStore(db: Kysely<DatabaseSchema>, dialect: Dialect,
       return rows.map(record);
     },
     async update(rollout) {
-      const { id: _id, service_id: _s, version_id: _v, created_at: _c, created_by: _b, ...row } = toRow(
-        cipher,
-        rollout,
-      );
+      const {
+        id: _id,
+        service_id: _s,
+        version_id: _v,
+        created_at: _c,
+        created_by: _b,
+        ...row
+      } = toRow(cipher, rollout);
       await db.updateTable('rollouts').set(row).where('id', '=', rollout.id).execute();
+    },
+    async setReceived(id, received) {
+      await db
+        .updateTable('rollouts')
+        .set({ received: JSON.stringify(received) })
+        .where('id', '=', id)
+        .where('status', 'in', ACTIVE)
+        .execute();
     },
   };
 }

@@ -20,6 +20,7 @@ export const ENTITY_TYPES: readonly AuditEntityType[] = [
   'ChangeRequest',
   'Webhook',
   'Validator',
+  'Rollout',
 ];
 
 /** Accepts an entity type in any case; returns the canonical name, or undefined when unknown. */

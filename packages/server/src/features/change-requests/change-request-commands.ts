@@ -26,6 +26,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
 import { checkValue } from '../../protocol.js';
+import type { RolloutCommands, RolloutInput } from '../rollouts/index.js';
 import {
   contentHashOf,
   requireCurrent,
@@ -53,6 +54,8 @@ export interface ChangeRequestSettings {
   readonly cipher: SecretCipher;
   /** Who approvers are now: an approval counts at apply only while its approver may still change values. */
   readonly identities: CurrentIdentities;
+  /** Applies a request as a rollout (`{"rollout": …}`, docs/rollouts.md). */
+  readonly rollouts: RolloutCommands;
 }
 
 const isAuthor = (caller: Caller, request: ChangeRequestRecord): boolean =>
@@ -173,7 +176,12 @@ export class ChangeRequestCommands {
    * When any entry changed since, nothing is applied, the request turns stale (that is kept) and
    * the answer is 409.
    */
-  async apply(caller: Caller, target: Target, id: string): Promise<ChangeRequestRecord> {
+  async apply(
+    caller: Caller,
+    target: Target,
+    id: string,
+    rollout: Omit<RolloutInput, 'changes'> | null = null,
+  ): Promise<ChangeRequestRecord> {
     const outcome = await this.uow.write(async (ctx) => {
       const request = await requireRequest(ctx, target, id);
       if (!isAuthor(caller, request)) await requireServiceAccess(ctx, caller, target.serviceId, 'write');
@@ -194,6 +202,7 @@ export class ChangeRequestCommands {
         return { short: counting.length };
       }
       const actor = actorOfCaller(caller);
+      const changeRequest = { id: request.id, title: request.title, approvers: counting.map((a) => a.userId) };
       // Opening the writer locks the version: the generations checked below cannot move before the commit.
       const writer = await EntryWriter.open(ctx, {
         ...target,
@@ -202,11 +211,7 @@ export class ChangeRequestCommands {
         ids: this.ids,
         caps: this.settings.caps,
         protectedVersion: 'allow',
-        changeRequest: {
-          id: request.id,
-          title: request.title,
-          approvers: counting.map((a) => a.userId),
-        },
+        changeRequest,
       });
       const entries = new Map(
         (
@@ -227,9 +232,25 @@ export class ChangeRequestCommands {
         const problem = checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
         if (problem) throw AppError.invalid(`${entry.key} ${problem}.`, { [entry.key]: [problem] });
       }
-      await writer.setValues(
-        request.changes.map((change) => ({ before: entries.get(change.id) as EntryRecord, rawValue: change.rawValue })),
-      );
+      if (rollout) {
+        // The approved values, given to the instances step by step rather than at once.
+        const changes = request.changes.map(({ id, rawValue, generation }) => ({ id, rawValue, generation }));
+        await this.settings.rollouts.createWithWriter(
+          ctx,
+          writer,
+          actor,
+          target,
+          { ...rollout, changes },
+          changeRequest,
+        );
+      } else {
+        await writer.setValues(
+          request.changes.map((change) => ({
+            before: entries.get(change.id) as EntryRecord,
+            rawValue: change.rawValue,
+          })),
+        );
+      }
       await writer.commit();
       await ctx.changeRequests.update(id, { status: 'applied', closedBy: actor.userId, updatedAt: writer.timestamp });
       const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;

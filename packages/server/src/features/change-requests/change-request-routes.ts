@@ -13,6 +13,7 @@ import { Nullable, problems, Timestamp, Uuid } from '../../platform/http/schemas
 import { callerOf } from '../auth/index.js';
 import { MAX_REQUESTED_CHANGES, type ChangeRequestCommands } from './change-request-commands.js';
 import type { ChangeRequestQueries } from './change-request-queries.js';
+import { RolloutSettings } from '../rollouts/index.js';
 
 const STATUSES: readonly ChangeRequestStatus[] = ['open', 'approved', 'applied', 'stale', 'rejected', 'withdrawn'];
 const Status = Type.Union(
@@ -221,7 +222,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<ChangeRequestRoutesO
   );
 
   const step = (
-    name: 'approve' | 'apply' | 'reject' | 'withdraw',
+    name: 'approve' | 'reject' | 'withdraw',
     summary: string,
     run: (
       id: string,
@@ -249,10 +250,30 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<ChangeRequestRoutesO
   step('approve', 'Approve a change request (an editor or owner other than its author)', (id, target, caller) =>
     commands.approve(caller, target, id),
   );
-  step(
-    'apply',
-    'Apply an approved change request as one batch (409, and stale, when an entry changed since; nothing applied)',
-    (id, target, caller) => commands.apply(caller, target, id),
+  app.post(
+    `${base}/:changeRequestId/apply`,
+    {
+      config: { policy: { service: 'write' } },
+      // A POST without a body (every client before rollouts) applies the request as one batch.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        summary:
+          'Apply an approved change request as one batch, or as a rollout (409, and stale, when an entry changed since; nothing applied)',
+        description:
+          'With `{"rollout": {"steps", "stepSeconds", "bakeSeconds", …}}` the approved values are rolled out to the instances step by step (docs/rollouts.md) instead of set at once: the only way to roll out on a protected version.',
+        params: oneParams,
+        body: Type.Object({ rollout: Type.Optional(RolloutSettings) }),
+        response: { 200: changeRequestRef, ...problems(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { serviceId, versionId, changeRequestId } = request.params;
+      const rollout = request.body.rollout ?? null;
+      return show(await commands.apply(callerOf(request), { serviceId, versionId }, changeRequestId, rollout));
+    },
   );
   step('reject', 'Reject a change request (an editor or owner)', (id, target, caller) =>
     commands.close(caller, target, id, 'reject'),

@@ -1,4 +1,4 @@
-import type { UnitOfWork } from '../../core/index.js';
+import { currentPercent, inRollout, type UnitOfWork } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { FleetStream, StreamPresence } from './presence.js';
 
@@ -11,7 +11,9 @@ export const MAX_LISTED_INSTANCES = 500;
 
 export interface VersionInstances {
   /** The oldest MAX_LISTED_INSTANCES streams, oldest first. */
-  readonly instances: ReadonlyArray<FleetStream & { readonly upToDate: boolean }>;
+  readonly instances: ReadonlyArray<
+    FleetStream & { readonly upToDate: boolean; readonly rollout: { id: string; in: boolean } | null }
+  >;
   /** Timestamp of the version's newest entry change; null when it has none. */
   readonly latestTimestamp: number | null;
   /** Every open stream of the version. */
@@ -36,8 +38,18 @@ export class FleetQueries {
     // stream is measured against the newest change it may receive (its audience's).
     const newest = await this.uow.read.entries.newestChanges(id);
     const summary = await this.presence.summary(id, newest, MAX_LISTED_INSTANCES);
+    // The newest rollout that has started and not ended: whether each instance gets its new values.
+    const rollout = (await this.uow.read.rollouts.active(id))
+      .filter((r) => r.stepStartedAt !== null)
+      .sort((a, b) => b.createdAt - a.createdAt)[0];
+    const slot = rollout && { id: rollout.id, percent: currentPercent(rollout), match: rollout.match };
     return {
-      instances: summary.streams,
+      instances: summary.streams.map((s) => ({
+        ...s,
+        rollout: slot
+          ? { id: slot.id, in: inRollout(slot, { instanceId: s.instanceId, labels: new Map(s.labels) }) }
+          : null,
+      })),
       latestTimestamp: newest.secrets > 0 ? newest.secrets : null,
       total: summary.total,
       upToDate: summary.upToDate,

@@ -19,6 +19,15 @@ const InstanceSchema = Type.Object(
       description:
         'No change the stream may receive is newer than what it has (a stream without secrets is not behind after a secret changed)',
     }),
+    rollout: Nullable(
+      Type.Object(
+        {
+          id: Uuid,
+          in: Type.Boolean({ description: 'The instance gets the rollout’s new values at its current step' }),
+        },
+        { description: "The version's newest running, baking or paused rollout; null when none runs" },
+      ),
+    ),
   },
   { $id: 'Instance' },
 );
@@ -62,6 +71,7 @@ export const fleetRoutes: FastifyPluginAsyncTypebox<{ queries: FleetQueries }> =
           connectedAt: microsToIso(i.connectedAt),
           lastEventTimestamp: i.lastEvent === null ? null : microsToIso(i.lastEvent),
           upToDate: i.upToDate,
+          rollout: i.rollout,
         })),
         latestTimestamp: result.latestTimestamp === null ? null : microsToIso(result.latestTimestamp),
         total: result.total,

@@ -38,6 +38,8 @@ export function deliveryBody(
   changes: readonly ReportedEntryChange[],
   cipher: SecretCipher,
 ): string {
+  if ('rollout' in change)
+    return JSON.stringify({ type: change.type, timestamp: microsToIso(change.timestamp), data: change.rollout });
   const data = {
     serviceId: change.serviceId,
     versionId: change.versionId,

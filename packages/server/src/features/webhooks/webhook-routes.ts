@@ -8,8 +8,18 @@ import { EndpointDescription, endpointUrl, signingSecret } from './endpoints.js'
 import type { Webhooks } from './webhooks.js';
 
 const EventType = Type.Union(
-  [Type.Literal('entry.changed'), Type.Literal('version.created'), Type.Literal('version.deleted')],
-  { description: 'entry.changed (values, entries), version.created, version.deleted' },
+  [
+    Type.Literal('entry.changed'),
+    Type.Literal('version.created'),
+    Type.Literal('version.deleted'),
+    Type.Literal('rollout.started'),
+    Type.Literal('rollout.completed'),
+    Type.Literal('rollout.rolled_back'),
+  ],
+  {
+    description:
+      'entry.changed (values, entries), version.created, version.deleted, rollout.started, rollout.completed, rollout.rolled_back (data: the rollout)',
+  },
 );
 
 const webhookFields = {

@@ -203,6 +203,11 @@ export interface AppConfig {
   /** Validation:TimeoutSeconds, default 5: the wait for each validator's answer before a write. */
   readonly validation: { readonly timeoutSeconds: number };
   /**
+   * Rollouts:TickMilliseconds, default 250 (how often due rollouts are moved) and
+   * Rollouts:DisconnectGraceSeconds, default 30 (how long a receiver may be away before it is gone).
+   */
+  readonly rollouts: { readonly tickMilliseconds: number; readonly disconnectGraceSeconds: number };
+  /**
    * Secrets:MasterKeyFile (absolute path, or null: the embedded database then keeps
    * `<DataDir>/secrets.key`) and Secrets:PreviousKeyFiles (retired keys that still decrypt).
    */

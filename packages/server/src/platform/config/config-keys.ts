@@ -352,6 +352,14 @@ export const CONFIG_KEYS = {
     kind: { type: 'positive-number', default: 5 },
     doc: "how long the server waits for each validator's answer before a write (they are asked in parallel); no answer in time refuses the write (400, keyword `validator`). Validators reach the networks `Webhooks:AllowPrivateNetworks` allows (docs/validation.md)",
   },
+  'Rollouts:TickMilliseconds': {
+    kind: { type: 'positive-number', default: 250 },
+    doc: 'how often each server instance looks for rollouts whose next step, completion or automatic rollback is due (docs/rollouts.md); a step reaches its instances within about this much after its time',
+  },
+  'Rollouts:DisconnectGraceSeconds': {
+    kind: { type: 'positive-number', default: 30 },
+    doc: "how long an instance that received a rollout's new values may stay disconnected before it counts as gone for the automatic rollback (docs/rollouts.md)",
+  },
   'Ofrep:AllowedOrigins': {
     kind: { type: 'list', default: [] },
     docDefault: 'none',

@@ -94,6 +94,10 @@ export function loadConfig(options: LoadConfigOptions): AppConfig {
       retrySchedule: readRetrySchedule(reader),
     },
     validation: { timeoutSeconds: reader.read('Validation:TimeoutSeconds') },
+    rollouts: {
+      tickMilliseconds: reader.read('Rollouts:TickMilliseconds'),
+      disconnectGraceSeconds: reader.read('Rollouts:DisconnectGraceSeconds'),
+    },
     ofrep: { allowedOrigins: readAllowedOrigins(reader) },
     secrets: readSecrets(reader, options.cwd),
     logging: { level: reader.read('Logging:Level') },

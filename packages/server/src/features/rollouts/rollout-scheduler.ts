@@ -1,0 +1,81 @@
+import { DISCONNECTED_REASON, type RolloutRecord, type UnitOfWork } from '../../core/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { RolloutCommands } from './rollout-commands.js';
+import { disconnectedEnough, watchedReceivers, type ConnectedInstance } from './rollout-receivers.js';
+
+export interface RolloutSchedulerOptions {
+  /** Rollouts:TickMilliseconds: how often due rollouts are looked for. */
+  readonly tickMilliseconds: number;
+  /** Rollouts:DisconnectGraceSeconds: how long a receiver may be away before it counts as gone. */
+  readonly disconnectGraceSeconds: number;
+  /** The open streams of a version, on every server instance (the presence table with PostgreSQL). */
+  readonly connected: (versionId: string) => Promise<readonly ConnectedInstance[]>;
+  /** True while this instance may not write (a follower): it moves nothing. */
+  readonly readOnly: () => boolean;
+  readonly logger: { warn(obj: object, msg: string): void };
+}
+
+/** Rollouts moved per tick, at most; the rest wait for the next. */
+const BATCH = 50;
+/** The receivers are watched at most this often (listing a fleet's streams is not free). */
+const WATCH_EVERY_MS = 1000;
+
+/**
+ * Moves rollouts on their schedule (docs/rollouts.md). Every server instance runs one; each move
+ * locks its rollout and checks it is still due (RolloutCommands.advance), so exactly one instance
+ * takes each step, and after a restart the schedule in the database simply continues. It also
+ * watches who received the new values and rolls back when enough of them went away.
+ */
+export class RolloutScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private lastWatch = 0;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly commands: RolloutCommands,
+    private readonly clock: Clock,
+    private readonly options: RolloutSchedulerOptions,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.tick().finally(() => (this.running = undefined));
+    }, this.options.tickMilliseconds);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round: every due rollout moved, and (at most once a second) the receivers watched. */
+  async tick(): Promise<void> {
+    if (this.options.readOnly()) return;
+    try {
+      for (const rollout of await this.uow.read.rollouts.due(this.clock.nowMicros(), BATCH)) {
+        await this.commands.advance(rollout);
+      }
+      const nowMs = this.clock.nowMicros() / 1000;
+      if (nowMs - this.lastWatch >= WATCH_EVERY_MS) {
+        this.lastWatch = nowMs;
+        for (const rollout of await this.uow.read.rollouts.watched(BATCH)) await this.watch(rollout);
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'moving rollouts failed; the next tick tries again');
+    }
+  }
+
+  private async watch(rollout: RolloutRecord): Promise<void> {
+    const now = this.clock.nowMicros();
+    const received = watchedReceivers(rollout, await this.options.connected(rollout.versionId), now);
+    const current = received ? { ...rollout, received } : rollout;
+    if (received) await this.uow.write((ctx) => ctx.rollouts.setReceived(rollout.id, received));
+    if (disconnectedEnough(current, now, this.options.disconnectGraceSeconds * 1_000_000)) {
+      await this.commands.rollBackFor(rollout, DISCONNECTED_REASON);
+    }
+  }
+}
