@@ -98,7 +98,7 @@ export function useChangeRequestStep(serviceId: string, versionId: string, chang
         case 'approve':
           return unwrap(api.POST(`${base}/approve`, params));
         case 'apply':
-          return unwrap(api.POST(`${base}/apply`, params));
+          return unwrap(api.POST(`${base}/apply`, { ...params, body: {} }));
         case 'reject':
           return unwrap(api.POST(`${base}/reject`, params));
         case 'withdraw':
