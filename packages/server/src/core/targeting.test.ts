@@ -8,16 +8,7 @@ import {
   UNTARGETED,
   type EntryOverride,
 } from './targeting.js';
-
-/**
- * FNV-1a (32 bits) written independently of the server's: with BigInt arithmetic over the UTF-8
- * bytes, as the rule's definition reads (offset basis 2166136261, prime 16777619, modulo 2^32).
- */
-function referenceFnv1a(text: string): number {
-  let hash = 2166136261n;
-  for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 16777619n) % 2n ** 32n;
-  return Number(hash);
-}
+import { referenceFnv1a } from '@realtime-config/test-support/rollout-fixtures';
 
 const instance = (labels: Record<string, string>, instanceId: string | null = null) => ({
   instanceId,

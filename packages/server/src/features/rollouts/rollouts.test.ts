@@ -10,7 +10,13 @@ import {
 } from '@realtime-config/test-support/realtime-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
-import { systemClock } from '../../platform/clock.js';
+import {
+  instanceStream,
+  isInRollout as isIn,
+  movableClock,
+  receivedOf,
+  untilRollout,
+} from '@realtime-config/test-support/rollout-fixtures';
 
 /**
  * Rollouts over raw gRPC streams (docs/rollouts.md): who is in at each step, by the hash rule
@@ -18,26 +24,6 @@ import { systemClock } from '../../platform/clock.js';
  * exactly the instances that had the new value. Time is the server's injected clock, moved by the
  * test: a step's time comes when the test says so, whatever the machine's load.
  */
-
-/** FNV-1a 32 over UTF-8, as the rule reads (BigInt, independent of the server's). */
-function fnv1a(text: string): number {
-  let hash = 2166136261n;
-  for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 16777619n) % 2n ** 32n;
-  return Number(hash);
-}
-const isIn = (rolloutId: string, instanceId: string, percent: number) =>
-  fnv1a(`${rolloutId}:${instanceId}`) % 10000 < percent * 100;
-
-/** The server's clock: the machine's, plus what the test moved it on by. */
-function movableClock() {
-  let offset = 0;
-  return {
-    nowMicros: () => systemClock.nowMicros() + offset,
-    advance(seconds: number) {
-      offset += seconds * 1_000_000;
-    },
-  };
-}
 
 const INSTANCES = Array.from({ length: 40 }, (_, i) => `pod-${i}`);
 
@@ -60,11 +46,7 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
       { key: 'Mode', value: 'old' },
       { key: 'Beat', value: '0' },
     ]);
-    for (const id of INSTANCES) {
-      const metadata = new grpc.Metadata();
-      metadata.set('x-rc-instance-id', id);
-      streams.set(id, grpcClient.subscribe({ serviceId, versionId }, metadata));
-    }
+    for (const id of INSTANCES) streams.set(id, instanceStream(grpcClient, { serviceId, versionId }, id));
     await Promise.all([...streams.values()].map((s) => s.until(() => s.configEvents.length >= 3)));
   });
   afterAll(async () => {
@@ -75,10 +57,7 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
 
   const base = () => `/api/configversions/${serviceId}/${versionId}/rollouts`;
   /** What each stream received of a key: [value, generation], in order. */
-  const received = (id: string, key: string) =>
-    (streams.get(id) as Subscription).configEvents
-      .filter((e) => e.key === key)
-      .map((e) => [e.value ?? null, Number(e.generation)]);
+  const received = (id: string, key: string) => receivedOf(streams.get(id) as Subscription, key);
   let beat: RestEntry;
   /** A change every stream receives: once each has it, nothing sent before it is still on its way. */
   const barrier = async () => {
@@ -91,15 +70,8 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
       ),
     );
   };
-  const rollout = async (id: string) => (await admin.get(`${base()}/${id}`)).body;
-  const untilStatus = async (id: string, check: (r: { status: string; step: number }) => boolean) => {
-    for (let i = 0; i < 500; i++) {
-      const r = await rollout(id);
-      if (check(r)) return r;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`rollout ${id} never reached the state: ${JSON.stringify(await rollout(id))}`);
-  };
+  const untilStatus = (id: string, check: (r: { status: string; step: number; reason: string | null }) => boolean) =>
+    untilRollout(admin, `${base()}/${id}`, check);
 
   it('steps [10, 50, 100] to exactly the instances the hash rule names, bakes, then completes without a second event', async () => {
     const entries = await entriesByKey(admin, serviceId, versionId);
