@@ -120,6 +120,21 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
       expect(answer.entries.find((e) => e.key === 'Timeout')).toMatchObject({ value: '45', generation: g + 1 });
     };
     await expectMembership(10);
+    // OFREP answers the same: an instance in gets the rollout's value, reason SPLIT; one out, STATIC.
+    const readKey = (await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'ofrep', scopes: ['read'] })).body
+      .key as string;
+    const ofrep = (instance: string) =>
+      server
+        .client()
+        .post(
+          '/ofrep/v1/evaluate/flags/Timeout',
+          { context: { targetingKey: instance } },
+          { headers: { authorization: `Bearer ${readKey}`, 'x-rc-version': '1.0.0' } },
+        );
+    const inside = INSTANCES.find((i) => isIn(id, i, 10)) as string;
+    const outside = INSTANCES.find((i) => !isIn(id, i, 10)) as string;
+    expect((await ofrep(inside)).body).toMatchObject({ value: 45, reason: 'SPLIT', variant: `rollout-${id}` });
+    expect((await ofrep(outside)).body).toMatchObject({ value: 30, reason: 'STATIC' });
     const instances = (await admin.get(`/api/configversions/${serviceId}/${versionId}/instances`)).body.instances as {
       instanceId: string;
       rollout: { id: string; in: boolean };
