@@ -3,6 +3,7 @@ import { accountCommands } from './commands/account.js';
 import { browseCommands } from './commands/browse.js';
 import { fileCommands } from './commands/files.js';
 import { reviewCommands } from './commands/reviews.js';
+import { rolloutCommands } from './commands/rollouts.js';
 import { secretCommands } from './commands/secrets.js';
 import { targetingCommands } from './commands/targeting.js';
 import { tokenCommands } from './commands/tokens.js';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   webhookCommands(program, globals);
   secretCommands(program, globals);
   targetingCommands(program, globals);
+  rolloutCommands(program, globals);
   for (const command of program.commands) {
     command.exitOverride();
     command.showHelpAfterError('(add --help for usage)');

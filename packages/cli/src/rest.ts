@@ -33,15 +33,18 @@ function unreachable(server: string): Middleware {
 
 /**
  * The data of a successful answer. Any other answer throws a CliError with the server's detail, its
- * field errors and the exit code of the status.
+ * field errors and the exit code of the status. A 409 ends with `conflictHint` (by default: read
+ * again and retry), for conflicts that reading again does not resolve.
  */
-export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+export async function unwrap<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  conflictHint = 'Read it again and retry.',
+): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   const { status } = response;
   const problem = problemOf(error);
-  const hint =
-    status === 401 ? ' Sign in with `realtime-config login`.' : status === 409 ? ' Read it again and retry.' : '';
+  const hint = status === 401 ? ' Sign in with `realtime-config login`.' : status === 409 ? ` ${conflictHint}` : '';
   const message = `${problem.detail ?? problem.title ?? `The server answered ${status}.`}${hint}`;
   throw new CliError(message, exitCodeOfStatus(status), { ...problem.errors, ...violationLines(problem) });
 }

@@ -5,6 +5,7 @@ import { CliError, EXIT } from '../errors.js';
 import { shown, table } from '../output.js';
 import { unwrap } from '../rest.js';
 import { resolveService, resolveVersion } from '../targets.js';
+import { addRolloutOptions, inOptionWords, rolloutSettingsOf, type RolloutOptions } from './rollout-settings.js';
 
 const STATUSES = ['open', 'approved', 'applied', 'stale', 'rejected', 'withdrawn'] as const;
 const STEPS = ['approve', 'apply', 'reject', 'withdraw'] as const;
@@ -178,20 +179,41 @@ export function reviewCommands(program: Command, globals: () => GlobalOptions): 
     });
 
   for (const step of STEPS) {
-    review
+    const command = review
       .command(step)
       .description(STEP_HELP[step])
       .argument('<service>', 'service name or id')
       .argument('<version>', 'version label or id')
-      .argument('<id>', 'the change request')
-      .action(async (serviceArg: string, versionArg: string, id: string) => {
-        const { ctx, path } = await target(serviceArg, versionArg);
-        const done = await unwrap(
+      .argument('<id>', 'the change request');
+    if (step === 'apply') {
+      addRolloutOptions(command, false).addHelpText(
+        'after',
+        '\nWith --steps and --step the approved values are rolled out step by step instead (the only way to roll\n' +
+          'out on a protected version):\n  realtime-config review apply payments 1.0 <id> --steps 10,50,100 --step 5m --bake 10m',
+      );
+    }
+    command.action(async (serviceArg: string, versionArg: string, id: string, options: RolloutOptions) => {
+      const { ctx, path } = await target(serviceArg, versionArg);
+      const asRollout =
+        step === 'apply' &&
+        [options.steps, options.step, options.startAt, options.match, options.rollbackShare].some(
+          (o) => o !== undefined,
+        );
+      const body = asRollout ? { rollout: rolloutSettingsOf(options) } : undefined;
+      const done = await inOptionWords(
+        unwrap(
           ctx.api.POST(`/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}/${step}`, {
             params: { path: { ...path, changeRequestId: id } },
+            ...(body ? { body } : {}),
           }),
-        );
-        ctx.out.result(done, () => `Change request ${done.id} is ${done.status}.`);
-      });
+        ),
+      );
+      ctx.out.result(done, () =>
+        asRollout
+          ? `Change request ${done.id} is ${done.status}: its values are being rolled out. ` +
+            `See it: realtime-config rollout status -s ${serviceArg} -v ${versionArg}`
+          : `Change request ${done.id} is ${done.status}.`,
+      );
+    });
   }
 }
