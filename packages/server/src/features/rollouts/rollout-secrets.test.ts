@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { ValueType } from '@realtime-config/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
+import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
+import { registerVersion } from '@realtime-config/test-support/realtime-fixtures';
+import { receivedOf } from '@realtime-config/test-support/rollout-fixtures';
+import { databaseKinds } from '@realtime-config/test-support/test-databases';
+import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+
+/**
+ * A rollout of a secret (docs/rollouts.md, docs/secrets.md): its new value is sealed in every stored
+ * copy (the entry's slot, the rollout, the change log, the audit log), redacted in every answer and
+ * webhook-facing view, and streamed only to callers that receive secrets.
+ */
+describe.each(databaseKinds)('a rollout of a secret (%s)', (kind) => {
+  let server: TestServer;
+  let admin: ApiClient;
+  let grpcClient: GrpcTestClient;
+  let serviceId: string;
+  let versionId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ kind, args: [`--Secrets:MasterKeyFile=${newMasterKeyFile()}`] });
+    admin = await server.admin();
+    grpcClient = new GrpcTestClient(`127.0.0.1:${server.port}`);
+    serviceId = (await admin.post('/api/services', { name: 'secret-rollouts' })).body.id;
+    versionId = await registerVersion(grpcClient, serviceId, '1.0.0', [{ key: 'Plain', value: 'p' }]);
+  });
+  afterAll(async () => {
+    grpcClient?.close();
+    await server?.close();
+  });
+
+  it('keeps the new value sealed at rest, redacted in answers, and off streams without secrets', async () => {
+    const marker = `rolled-secret-${randomUUID()}`;
+    const secret = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+      key: 'Api:Key',
+      valueType: ValueType.STRING,
+      rawValue: 'old-secret',
+      isSecret: true,
+    });
+    expect(secret.status, secret.text).toBe(201);
+    const key = (
+      await admin.post(`/api/services/${serviceId}/apikeys`, { name: 'secrets', scopes: ['read', 'secrets'] })
+    ).body.key as string;
+    const withSecrets = new grpc.Metadata();
+    withSecrets.set('authorization', `Bearer ${key}`);
+    const secretStream = grpcClient.subscribe({ serviceId, versionId }, withSecrets);
+    const publicStream = grpcClient.subscribe({ serviceId, versionId });
+    try {
+      await secretStream.until((s) => receivedOf(s, 'Api:Key').length === 1);
+      await publicStream.until((s) => receivedOf(s, 'Plain').length === 1);
+      const created = await admin.post(`/api/configversions/${serviceId}/${versionId}/rollouts`, {
+        changes: [{ id: secret.body.id, rawValue: marker, generation: secret.body.generation }],
+        steps: [100],
+        stepSeconds: 60,
+        bakeSeconds: 3600,
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.text).not.toContain(marker);
+      expect(created.body.changes).toEqual([
+        { id: secret.body.id, key: 'Api:Key', rawValue: null, generation: secret.body.generation, isSecret: true },
+      ]);
+      // A client without an instance id is in at 100 %: the stream with secrets gets the new value.
+      await secretStream.until((s) => receivedOf(s, 'Api:Key').at(-1)?.[0] === marker);
+      const list = await admin.get(`/api/configversions/${serviceId}/${versionId}/rollouts`);
+      expect(list.text).not.toContain(marker);
+      const resolved = await admin.get(`/api/configversions/${serviceId}/${versionId}/resolve`);
+      expect(resolved.text).not.toContain(marker);
+      expect(resolved.body.entries.find((e: { key: string }) => e.key === 'Api:Key')).toMatchObject({
+        source: 'rollout',
+        rawValue: null,
+        redacted: true,
+      });
+
+      const db = server.internals.database.db;
+      const rows = [
+        ...(await db.selectFrom('entries').select('rollout as text').where('id', '=', secret.body.id).execute()),
+        ...(await db.selectFrom('rollouts').select('changes as text').where('id', '=', created.body.id).execute()),
+        ...(await db.selectFrom('audit_logs').select('changes as text').where('service_id', '=', serviceId).execute()),
+      ];
+      expect(rows.length).toBeGreaterThanOrEqual(3);
+      for (const row of rows) expect(row.text ?? '').not.toContain(marker);
+      expect(rows[0]!.text).toContain('sealedValue');
+
+      const promoted = await admin.post(
+        `/api/configversions/${serviceId}/${versionId}/rollouts/${created.body.id}/promote`,
+      );
+      expect(promoted.status, promoted.text).toBe(200);
+      const revealed = await admin.post(`/api/configentries/${serviceId}/${versionId}/${secret.body.id}/reveal`);
+      expect(revealed.body.rawValue).toBe(marker);
+      // The public stream never heard of the secret, before or after.
+      expect(receivedOf(publicStream, 'Api:Key')).toEqual([]);
+      expect(JSON.stringify(publicStream.configEvents.map((e) => e.value))).not.toContain(marker);
+    } finally {
+      secretStream.cancel();
+      publicStream.cancel();
+    }
+  });
+});
