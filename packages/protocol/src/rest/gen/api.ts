@@ -2657,7 +2657,7 @@ export interface paths {
           content: {
             'application/json': {
               entities: {
-                /** @description Created, Updated, ValueSet, OverridesSet, Deleted, Restored, Imported or Promoted */
+                /** @description Created, Updated, ValueSet, OverridesSet, Deleted, Restored, Imported, Promoted, RolloutCompleted or RolloutRolledBack */
                 action: string;
                 value: string | null;
                 generation: number;

@@ -10,7 +10,8 @@ import { restorePlanner, type EntryHistory } from './entry-history.js';
 
 const HistoryItemSchema = Type.Object({
   action: Type.String({
-    description: 'Created, Updated, ValueSet, OverridesSet, Deleted, Restored, Imported or Promoted',
+    description:
+      'Created, Updated, ValueSet, OverridesSet, Deleted, Restored, Imported, Promoted, RolloutCompleted or RolloutRolledBack',
   }),
   value: Nullable(Type.String({ description: 'The value after the change; null when deleted (or null itself)' })),
   generation: Type.Integer(),

@@ -163,8 +163,12 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
         ['45', g + 1],
       ]);
     }
-    const history = (await admin.post('/api/auditlogs/search', { serviceId, entityType: 'Rollout' })).body;
-    expect(JSON.stringify(history)).toContain('RolloutCompleted');
+    const audit = (await admin.post('/api/auditlogs/search', { serviceId, entityType: 'Rollout' })).body;
+    expect(JSON.stringify(audit)).toContain('RolloutCompleted');
+    // The entry's history shows the completion as the change that gave it its new value.
+    const history = (await admin.get(`/api/configentries/${serviceId}/${versionId}/${timeout.id}/history`)).body;
+    const items = history.entities as { action: string; value: string | null; generation: number }[];
+    expect(items[0]).toMatchObject({ action: 'RolloutCompleted', value: '45', generation: g + 1 });
   });
 
   it('rolls back with generation + 2 to exactly the instances that had the new value', async () => {
