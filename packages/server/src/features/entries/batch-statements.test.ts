@@ -66,9 +66,13 @@ describe.each(databaseKinds)('statements per batch on %s', (kind) => {
     ).filter((e) => e.key.startsWith(`${prefix}:`));
 
   beforeAll(async () => {
-    // The check of the database's role (a statement a second on PostgreSQL) would fall inside
-    // longer calls only: it is put off beyond the test.
-    server = await startTestServer({ kind, args: ['--Database:RoleCheckIntervalMilliseconds=600000'] });
+    // The check of the database's role (a statement a second on PostgreSQL) and the rollout
+    // schedule's look for due rollouts (four a second) would fall inside longer calls only: they
+    // are put off beyond the test.
+    server = await startTestServer({
+      kind,
+      args: ['--Database:RoleCheckIntervalMilliseconds=600000', '--Rollouts:TickMilliseconds=600000'],
+    });
     admin = await server.admin();
     serviceId = (await admin.post('/api/services', { name: `batches-${kind}` })).body.id;
     versionId = (await admin.post(`/api/configversions/${serviceId}`, { versionLabel: '1.0.0' })).body.id;
