@@ -195,17 +195,7 @@ export class EntryWriter {
       this.check(after, after.rawValue);
       this.checkOverrides(after, after.overrides);
     }
-    await this.ctx.entries.setValues(
-      afters.map((after) => ({
-        id: after.id,
-        rawValue: after.rawValue,
-        overrides: after.overrides,
-        rollout: null,
-        isSecret: after.isSecret,
-        generation: after.generation,
-        changedAt: this.timestamp,
-      })),
-    );
+    await this.writeValues(afters);
     await this.ctx.audit.appendMany(
       changes.map(({ before }, i) => this.auditRecord(action, before, afters[i] ?? null)),
     );
@@ -313,17 +303,7 @@ export class EntryWriter {
         ? nextOf(before, { rawValue: rollout.rawValue, unreadable: rollout.unreadable, rollout: null }, this.timestamp)
         : nextOf(before, { rollout: null, unreadable: before.unreadable }, this.timestamp, 2);
     });
-    await this.ctx.entries.setValues(
-      afters.map((after) => ({
-        id: after.id,
-        rawValue: after.rawValue,
-        overrides: after.overrides,
-        rollout: null,
-        isSecret: after.isSecret,
-        generation: after.generation,
-        changedAt: this.timestamp,
-      })),
-    );
+    await this.writeValues(afters);
     const action = outcome === 'completed' ? 'RolloutCompleted' : 'RolloutRolledBack';
     await this.ctx.audit.appendMany(befores.map((before, i) => this.auditRecord(action, before, afters[i] ?? null)));
     befores.forEach((before, i) => {
@@ -387,6 +367,21 @@ export class EntryWriter {
         this.violations.push({ ...v, message: `override ${i + 1}: ${v.message}` });
       }
     });
+  }
+
+  /** The entries' new values in one statement (a rollout on them ends with it). */
+  private writeValues(afters: readonly EntryRecord[]): Promise<void> {
+    return this.ctx.entries.setValues(
+      afters.map((after) => ({
+        id: after.id,
+        rawValue: after.rawValue,
+        overrides: after.overrides,
+        rollout: null,
+        isSecret: after.isSecret,
+        generation: after.generation,
+        changedAt: this.timestamp,
+      })),
+    );
   }
 
   private next(before: EntryRecord, change: Partial<EntryRecord>): EntryRecord {

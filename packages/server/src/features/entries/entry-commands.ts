@@ -19,15 +19,11 @@ import {
   type WriteContext,
 } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
-import { dictionary } from '../../platform/dictionary.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import { requireFitAndCurrent, type ValueSetItem } from './value-items.js';
 
-export interface ValueSetItem {
-  readonly id: string;
-  readonly rawValue: string | null;
-  readonly generation: number;
-}
+export type { ValueSetItem };
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -90,20 +86,7 @@ export class EntryCommands {
       const missing = items.filter((item) => !found.has(item.id)).map((item) => item.id);
       if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
 
-      const errors = dictionary<string[]>();
-      const stale: string[] = [];
-      for (const [index, item] of items.entries()) {
-        const entry = found.get(item.id) as EntryRecord;
-        const problem = checkValue(entry.valueType, item.rawValue, entry.enumDefinition);
-        if (problem) errors[`[${index}].rawValue`] = [`${entry.key} ${problem}`];
-        if (entry.generation !== item.generation) {
-          stale.push(`${entry.key} (${entry.id}: sent generation ${item.generation}, current ${entry.generation})`);
-        }
-      }
-      if (Object.keys(errors).length > 0) throw AppError.invalid('Some values do not fit their entry type.', errors);
-      if (stale.length > 0) {
-        throw AppError.conflict(`Generation mismatch; the entries were changed meanwhile: ${stale.join('; ')}.`);
-      }
+      requireFitAndCurrent(items, found);
 
       const updated = await writer.setValues(
         items.map((item) => ({ before: found.get(item.id) as EntryRecord, rawValue: item.rawValue })),

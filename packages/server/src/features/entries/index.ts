@@ -16,5 +16,6 @@ export { EntryQueries } from './entry-queries.js';
 export { planOutcomeOf, PlanOutcomeSchema } from './plan-outcome.js';
 export { entryRoutes } from './entry-routes.js';
 export { ValueTypeField } from './value-type-field.js';
+export { requireFitAndCurrent, type ValueSetItem } from './value-items.js';
 export { SecretCommands } from './secret-commands.js';
 export { secretRoutes } from './secret-routes.js';

@@ -1,4 +1,3 @@
-import { checkValue } from '../../protocol.js';
 import {
   actorOfCaller,
   EntryWriter,
@@ -15,9 +14,9 @@ import {
   type WriteContext,
 } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
-import { dictionary } from '../../platform/dictionary.js';
 import { AppError } from '../../platform/errors.js';
 import type { IdGenerator } from '../../platform/ids.js';
+import { requireFitAndCurrent } from '../entries/index.js';
 import { atStep, ended, nextMove, paused, resumed } from './rollout-progress.js';
 import { requireValidRollout, type RolloutInput } from './rollout-input.js';
 import { reportRollout, rolloutAudit } from './rollout-records.js';
@@ -89,20 +88,7 @@ export class RolloutCommands {
     const found = new Map((await ctx.entries.getManyLive(versionId, ids)).map((e) => [e.id, e]));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) throw AppError.notFound(`Entries not found in this version: ${missing.join(', ')}.`);
-    const errors = dictionary<string[]>();
-    const stale: string[] = [];
-    input.changes.forEach((change, index) => {
-      const entry = found.get(change.id) as EntryRecord;
-      const problem = checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
-      if (problem) errors[`changes[${index}].rawValue`] = [`${entry.key} ${problem}`];
-      if (entry.generation !== change.generation) {
-        stale.push(`${entry.key} (${entry.id}: sent generation ${change.generation}, current ${entry.generation})`);
-      }
-    });
-    if (Object.keys(errors).length > 0) throw AppError.invalid('Some values do not fit their entry type.', errors);
-    if (stale.length > 0) {
-      throw AppError.conflict(`Generation mismatch; the entries were changed meanwhile: ${stale.join('; ')}.`);
-    }
+    requireFitAndCurrent(input.changes, found, 'changes');
     let rollout: RolloutRecord = {
       id: write.ids.newId(),
       serviceId,
@@ -229,21 +215,28 @@ export class RolloutCommands {
     return after;
   }
 
-  private async complete(write: RolloutWrite, rollout: RolloutRecord, reason: string | null): Promise<RolloutRecord> {
-    const after = ended(rollout, 'completed', reason, write.now);
-    await write.ctx.rollouts.update(after);
-    await write.writer.endRollout(await this.entriesOf(write.ctx, rollout), 'completed');
-    await write.ctx.audit.append(rolloutAudit(write.ids.newId(), 'RolloutCompleted', after, write));
-    reportRollout(write, 'rollout.completed', after);
-    return after;
+  private complete(write: RolloutWrite, rollout: RolloutRecord, reason: string | null): Promise<RolloutRecord> {
+    return this.end(write, rollout, 'completed', reason);
   }
 
-  private async rollBack(write: RolloutWrite, rollout: RolloutRecord, reason: string): Promise<RolloutRecord> {
-    const after = ended(rollout, 'rolled_back', reason, write.now);
+  private rollBack(write: RolloutWrite, rollout: RolloutRecord, reason: string): Promise<RolloutRecord> {
+    return this.end(write, rollout, 'rolled_back', reason);
+  }
+
+  /** Ends a rollout: its entries' values written (endRollout), audited, reported to webhooks. */
+  private async end(
+    write: RolloutWrite,
+    rollout: RolloutRecord,
+    outcome: 'completed' | 'rolled_back',
+    reason: string | null,
+  ): Promise<RolloutRecord> {
+    const after = ended(rollout, outcome, reason, write.now);
     await write.ctx.rollouts.update(after);
-    await write.writer.endRollout(await this.entriesOf(write.ctx, rollout), 'rolled_back');
-    await write.ctx.audit.append(rolloutAudit(write.ids.newId(), 'RolloutRolledBack', after, write));
-    reportRollout(write, 'rollout.rolled_back', after);
+    await write.writer.endRollout(await this.entriesOf(write.ctx, rollout), outcome);
+    const completed = outcome === 'completed';
+    const action = completed ? 'RolloutCompleted' : 'RolloutRolledBack';
+    await write.ctx.audit.append(rolloutAudit(write.ids.newId(), action, after, write));
+    reportRollout(write, completed ? 'rollout.completed' : 'rollout.rolled_back', after);
     return after;
   }
 
