@@ -213,6 +213,50 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
     }
   });
 
+  it('waits for its start time, and a paused rollout takes no step until resumed, timed again from then', async () => {
+    const beat0 = (await entriesByKey(admin, serviceId, versionId)).Timeout as RestEntry;
+    const startAt = new Date(clock.nowMicros() / 1000 + 120_000).toISOString();
+    const created = await admin.post(base(), {
+      changes: [{ id: beat0.id, rawValue: '60', generation: beat0.generation }],
+      steps: [50, 100],
+      stepSeconds: 60,
+      bakeSeconds: 0,
+      startAt,
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    expect(created.body).toMatchObject({ status: 'scheduled', percent: 0, stepStartedAt: null });
+    // Scheduled already holds the entry.
+    const held = await admin.put(`/api/configentries/${serviceId}/${versionId}/set`, [
+      { id: beat0.id, rawValue: '1', generation: beat0.generation },
+    ]);
+    expect(held.status).toBe(409);
+    await barrier();
+    for (const instance of INSTANCES) expect(received(instance, 'Timeout').at(-1)).toEqual(['45', beat0.generation]);
+
+    clock.advance(121);
+    await untilStatus(id, (r) => r.status === 'running');
+    const paused = await admin.post(`${base()}/${id}/pause`);
+    expect(paused.status, paused.text).toBe(200);
+    expect(paused.body).toMatchObject({ status: 'paused', nextAt: null, percent: 50 });
+    expect((await admin.post(`${base()}/${id}/pause`)).status).toBe(409);
+    clock.advance(600);
+    await barrier();
+    expect(await untilStatus(id, () => true)).toMatchObject({ status: 'paused', step: 0 });
+    for (const instance of INSTANCES) {
+      const expected = isIn(id, instance, 50) ? ['60', beat0.generation + 1] : ['45', beat0.generation];
+      expect(received(instance, 'Timeout').at(-1), instance).toEqual(expected);
+    }
+    const resumed = await admin.post(`${base()}/${id}/resume`);
+    expect(resumed.status, resumed.text).toBe(200);
+    expect(resumed.body).toMatchObject({ status: 'running', step: 0 });
+    clock.advance(60);
+    await untilStatus(id, (r) => r.status === 'completed');
+    await barrier();
+    for (const instance of INSTANCES)
+      expect(received(instance, 'Timeout').at(-1)).toEqual(['60', beat0.generation + 1]);
+  });
+
   it('refuses bad settings with every problem named, and changes nothing', async () => {
     const timeout = (await entriesByKey(admin, serviceId, versionId)).Timeout as RestEntry;
     const bad = await admin.post(base(), {
