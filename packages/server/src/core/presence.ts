@@ -23,7 +23,7 @@ export interface PresenceRecord {
   readonly connectedAt: number;
   /** The timestamp the client resumed from (0 for a fresh start): it had every change up to it. */
   readonly resumedFrom: number;
-  /** Timestamp of the newest change sent on the stream; null when none was. */
+  /** Timestamp of the newest change sent on the stream (or that it already had: a rollout step leaving it out); null when none was. */
   readonly lastEvent: number | null;
   /** Whether the stream receives secret entries; null for a row written by an older release. */
   readonly audience: Audience | null;

@@ -101,7 +101,7 @@ function batchOf(
   audience: Audience,
   target: TargetedInstance | undefined,
 ): EventBatch | null {
-  const changes = records.filter((r) => r.changedAt > after).map(entryChangeOf);
-  if (changes.length === 0) return null;
-  return new EventBatch(target ? resolvedChanges(changes, target) : changes).for(audience);
+  const changed = records.filter((r) => r.changedAt > after).map(entryChangeOf);
+  const changes = target ? resolvedChanges(changed, target) : changed;
+  return changes.length > 0 ? new EventBatch(changes).for(audience) : null;
 }

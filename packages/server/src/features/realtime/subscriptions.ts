@@ -9,7 +9,7 @@ import { AppError } from '../../platform/errors.js';
 import { CONSOLE_SDK } from '../../protocol.js';
 import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
-import { anyTargeted, EventBatch, resolvedChanges, targetedBatches, type Audience } from './event-batch.js';
+import { anyTargeted, EventBatch, reaches, resolvedChanges, targetedBatches, type Audience } from './event-batch.js';
 import type { PresentStream, StreamPresence } from './presence.js';
 import { StreamAdmission, type AdmissionTicket, type StreamOrigin } from './stream-admission.js';
 import { targetOf, type StreamClient } from './stream-client.js';
@@ -231,7 +231,12 @@ export class Subscriptions {
       } else {
         subscriber.lastTimestamp = newest;
         const batch = batchOf ? batchOf(subscriber) : shared[subscriber.audience];
-        if (!batch) continue;
+        if (!batch) {
+          // Changes its audience receives, but none it lacks (a rollout's step that leaves its
+          // instance out): it has them as much as if they were sent, so it counts up to date.
+          if (subscriber.presence && shared[subscriber.audience]) subscriber.presence.lastEvent = newest;
+          continue;
+        }
         if (subscriber.sink.deliver(batch)) {
           delivered += batch.entries.length;
           if (subscriber.presence) subscriber.presence.lastEvent = newest;
@@ -255,14 +260,17 @@ export class Subscriptions {
   private deliverTo(versionId: string, subscriber: Subscriber, notices: readonly ChangeNotice[]): void {
     const entries = entriesOf(notices, subscriber.lastTimestamp);
     const newest = notices.at(-1)?.timestamp ?? subscriber.lastTimestamp;
-    const batch =
-      entries.length > 0 ? new EventBatch(resolvedChanges(entries, subscriber.target)).for(subscriber.audience) : null;
+    // Without what it already has (a rollout's step that leaves its instance out): maybe nothing.
+    const changes = resolvedChanges(entries, subscriber.target);
+    const batch = changes.length > 0 ? new EventBatch(changes).for(subscriber.audience) : null;
     subscriber.lastTimestamp = Math.max(subscriber.lastTimestamp, newest);
     if (batch) {
       if (!this.send(subscriber, batch)) {
         this.drop(versionId, subscriber);
         return;
       }
+    } else if (subscriber.presence && entries.some((e) => reaches(e, subscriber.audience))) {
+      subscriber.presence.lastEvent = subscriber.lastTimestamp; // as in flush: it lacks none of them
     }
     if (notices.some((n) => n.kind === 'version-deleted')) {
       subscriber.sink.end('NOT_FOUND', `Version ${versionId} was deleted.`);

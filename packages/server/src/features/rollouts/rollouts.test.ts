@@ -144,6 +144,12 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
 
     clock.advance(60);
     await untilStatus(id, (r) => r.step === 1);
+    // Before any other change: the instances the step leaves out were sent nothing, and are up to date all the same.
+    const upToDate = async () =>
+      ((await admin.get(`/api/configversions/${serviceId}/${versionId}/instances`)).body as { upToDate: number })
+        .upToDate;
+    for (let i = 0; i < 200 && (await upToDate()) < 40; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await upToDate()).toBe(40);
     await expectMembership(50);
     clock.advance(60);
     const baking = await untilStatus(id, (r) => r.status === 'baking');
