@@ -6,6 +6,7 @@ import { GrpcTestClient, type Subscription } from '@realtime-config/test-support
 import { movableClock } from '@realtime-config/test-support/movable-clock';
 import { ADMIN_PASSWORD, type ApiClient } from '@realtime-config/test-support/test-server';
 import { seriousA11yViolations } from './support/axe.js';
+import { pageProblems } from './support/page-checks.js';
 import {
   expectValue,
   expectVisible,
@@ -131,6 +132,7 @@ describe('rollouts in the console', () => {
     const atHalf = await serverMembership();
     expect(new Set(Object.values(atHalf))).toEqual(new Set(['In', 'Out']));
     await expect.poll(() => shownMembership(table), PATIENCE).toEqual(atHalf);
+    expect(await pageProblems(page)).toEqual([]);
 
     await rollout.getByRole('button', { name: 'Pause' }).click();
     await expectVisible(rollout.getByText('Paused', { exact: true }));
@@ -147,6 +149,7 @@ describe('rollouts in the console', () => {
     await expectValue(page.getByRole('spinbutton', { name: KEY }), '30');
     expect(await page.getByText('Rolling out', { exact: true }).count()).toBe(0);
     await expect.poll(() => table.getByRole('columnheader', { name: 'Rollout' }).count(), PATIENCE).toBe(0);
+    expect(await pageProblems(page)).toEqual([]);
   });
 
   it('promotes a second rollout to completion: the entry shows its new value', async () => {
