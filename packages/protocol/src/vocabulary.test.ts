@@ -34,7 +34,8 @@ describe('the vocabulary of the console, the CLI and the docs', () => {
     }
     expect(actionWords('ValueSet')).toBe('Value set');
     expect(entityTypeWords('ApiKey')).toBe('API key');
-    expect(actionWords('RolloutRolledBack')).toBe('Rollout rolled back');
+    expect(actionWords('RolloutStepped')).toBe('Rollout moved to its next step');
+    expect(actionWords('CanaryStarted')).toBe('Canary started');
     expect(identifierWords('canDeploy')).toBe('Can deploy');
     expect(policyWords('canAll').name).toBe('Administer');
     expect(policyWords('canDeploy')).toEqual({ name: 'Can deploy', meaning: 'Can deploy' });

@@ -83,6 +83,12 @@ export const AUDIT_ACTION_WORDS: Readonly<Record<string, string>> = {
   Revealed: 'Secret value revealed',
   SecretRotated: 'Webhook secret rotated',
   OverridesSet: 'Overrides set',
+  RolloutCreated: 'Rollout created',
+  RolloutStepped: 'Rollout moved to its next step',
+  RolloutPaused: 'Rollout paused',
+  RolloutResumed: 'Rollout resumed',
+  RolloutCompleted: 'Rollout completed',
+  RolloutRolledBack: 'Rollout rolled back',
 };
 
 /** What each kind of audited thing is called. */
@@ -101,7 +107,7 @@ export const ENTITY_TYPE_WORDS: Readonly<Record<string, string>> = {
 
 /**
  * An identifier spelled as words, for a name this file does not know yet (a newer server's):
- * `RolloutStepped` → "Rollout stepped", `canDeploy` → "Can deploy".
+ * `CanaryStarted` → "Canary started", `canDeploy` → "Can deploy".
  */
 export function identifierWords(identifier: string): string {
   const words = identifier

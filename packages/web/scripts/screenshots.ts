@@ -4,7 +4,9 @@
  * Runs the real server on a temporary SQLite database with sample data and the built console
  * (`npm run build -w @realtime-config/web` first): `npm run screenshots -w @realtime-config/web`.
  */
+import * as grpc from '@grpc/grpc-js';
 import { ValueType } from '@realtime-config/protocol';
+import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -221,6 +223,57 @@ try {
       await page.context().close();
     }
   }
+
+  // Rollouts (docs/rollouts.md), last: a rollout holds its entries, and its records would show in the
+  // audit log shots. Eight instances in two regions; each shot rolls back what it started.
+  const grpcClient = new GrpcTestClient(`127.0.0.1:${ui.server.port}`);
+  const instances = Array.from({ length: 8 }, (_, i) => {
+    const metadata = new grpc.Metadata();
+    metadata.set('x-rc-instance-id', `orders-${i + 1}`);
+    metadata.set('x-rc-labels', `region=${i % 2 === 0 ? 'eu' : 'us'}`);
+    return grpcClient.subscribe({ serviceId: ids.serviceId, versionId: ids.versionId }, metadata);
+  });
+  await Promise.all(instances.map((s) => s.until(() => s.events.length > 0)));
+  for (const phone of [false, true]) {
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await ui.window({ colorScheme: scheme, reducedMotion: true, width: phone ? 390 : 1280 });
+      if (phone) await page.setViewportSize({ width: 390, height: 844 });
+      await signIn(page, 'admin', 'admin-password-for-tests');
+      await page.goto(versionUrl);
+      // By role: the rollout panel's article and table are named by the keys too.
+      await page.getByRole('spinbutton', { name: 'Payments:TimeoutSeconds' }).fill(scheme === 'light' ? '40' : '35');
+      await page.getByRole('textbox', { name: 'Payments:Provider', exact: true }).fill('Adyen');
+      await page.getByRole('button', { name: 'Roll out…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Roll out 2 changes' });
+      await dialog.getByRole('textbox', { name: 'Step time' }).fill('10m');
+      const labels = dialog.getByRole('combobox', { name: 'Labels to match' });
+      await labels.fill('region=eu');
+      await labels.press('Enter');
+      await shot(page, 'rollout-dialog', scheme, phone);
+      await dialog.getByRole('button', { name: 'Start rollout' }).click();
+      const panel = page.getByRole('region', { name: 'Rollouts' });
+      await panel.getByText('Running', { exact: true }).waitFor();
+      await page.getByRole('region', { name: 'Instances' }).getByRole('columnheader', { name: 'Rollout' }).waitFor();
+      // The panel's heading just below the page's header.
+      await panel.getByRole('heading', { name: 'Rollouts' }).evaluate((h) => {
+        h.scrollIntoView();
+        window.scrollBy(0, -((document.querySelector('header')?.getBoundingClientRect().height ?? 60) + 16));
+      });
+      await page.waitForTimeout(400);
+      await page.screenshot({
+        path: path.join(out, `rollouts${phone ? '-phone' : ''}-${scheme}.png`),
+        animations: 'disabled',
+      });
+      const running = (await admin.get(`/api/configversions/${ids.serviceId}/${ids.versionId}/rollouts?status=running`))
+        .body as { id: string }[];
+      for (const r of running) {
+        await admin.post(`/api/configversions/${ids.serviceId}/${ids.versionId}/rollouts/${r.id}/rollback`);
+      }
+      await page.context().close();
+    }
+  }
+  for (const s of instances) s.cancel();
+  grpcClient.close();
   console.log(`screenshots in ${out}`);
 } finally {
   await ui.close();

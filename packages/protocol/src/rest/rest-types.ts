@@ -82,6 +82,12 @@ export type ChangeRequestStatus = ChangeRequest['status'];
 /** What a change request is opened (or edited) with: a title, a description and value sets. */
 export type ChangeRequestFields = Body<'/api/configversions/{serviceId}/{versionId}/changerequests', 'post'>;
 
+/** A version's rollout (docs/rollouts.md): new values reaching a growing share of the instances. */
+export type Rollout = Ok<'/api/configversions/{serviceId}/{versionId}/rollouts/{rolloutId}', 'get'>;
+export type RolloutStatus = Rollout['status'];
+/** What a rollout is started with: the values (each with its generation), its steps, times and rules. */
+export type NewRollout = Body<'/api/configversions/{serviceId}/{versionId}/rollouts', 'post'>;
+
 export type AuditSearch = Body<'/api/auditlogs/search', 'post'>;
 export type AuditPage = Ok<'/api/auditlogs/search', 'post'>;
 export type AuditRecord = AuditPage['entities'][number];

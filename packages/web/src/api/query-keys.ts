@@ -32,6 +32,8 @@ export const queryKeys = {
       ['services', serviceId, 'versions', versionId, 'history', entryId] as const,
     changeRequests: (serviceId: string, versionId: string) =>
       ['services', serviceId, 'versions', versionId, 'change-requests'] as const,
+    rollouts: (serviceId: string, versionId: string) =>
+      ['services', serviceId, 'versions', versionId, 'rollouts'] as const,
   },
   tokens: ['tokens'] as const,
 };

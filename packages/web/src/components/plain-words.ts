@@ -29,6 +29,11 @@ const FIELDS: Readonly<Record<string, string>> = {
   keyPrefix: 'key prefix',
   eventTypes: 'events',
   url: 'URL',
+  stepSeconds: 'step time',
+  bakeSeconds: 'bake time',
+  startAt: 'start time',
+  'match.labels': 'labels to match',
+  'rollback.disconnectedShare': 'rollback share',
 };
 
 /** A record field as people call it ("value" for rawValue; another camelCase name as words). */

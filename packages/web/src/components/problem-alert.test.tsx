@@ -44,4 +44,27 @@ describe('the problem alert', () => {
     renderInTheme(<ProblemAlert error={refused([])} />);
     expect(screen.queryByRole('list', { name: 'Broken rules' })).toBeNull();
   });
+
+  it('words a refused rollout’s fields: a value by its key’s own message, the settings by their names', () => {
+    const problem = new ProblemError({
+      title: 'Bad Request',
+      status: 400,
+      detail: 'The rollout is not valid.',
+      errors: {
+        'changes[0].rawValue': ['Http:TimeoutSeconds must be a number'],
+        'match.labels': ['each label key (non-empty) and value is at most 200 characters'],
+        stepSeconds: ['must be a whole number of seconds from 1 to 86400'],
+      },
+    });
+    renderInTheme(<ProblemAlert error={problem} />);
+    expect(
+      within(screen.getByRole('alert'))
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
+      'Http:TimeoutSeconds must be a number',
+      'labels to match: each label key (non-empty) and value is at most 200 characters',
+      'step time: must be a whole number of seconds from 1 to 86400',
+    ]);
+  });
 });

@@ -48,10 +48,11 @@ function violationLine(violation: Violation): string {
 
 /**
  * One field's messages as people read them: a batch item's message names its key already
- * (`[2].rawValue` → "Payments:Mode must be one of: …"), `body` is the file, other fields in words.
+ * (`[2].rawValue`, a rollout's `changes[2].rawValue` → "Payments:Mode must be one of: …"), `body` is
+ * the file, other fields in words.
  */
 function fieldLine(field: string, messages: readonly string[]): string {
   const text = messages.join('; ');
-  if (/^\[\d+\]/.test(field)) return text;
+  if (/^(?:changes)?\[\d+\]/.test(field)) return text;
   return `${field === 'body' ? 'File' : fieldWords(field)}: ${text}`;
 }

@@ -102,3 +102,38 @@ describe('audit records of overrides in words', () => {
     expect(changeSummary(secret)).toEqual(['overrides: none → region=eu: ••••••']);
   });
 });
+
+describe('audit records of rollouts in words', () => {
+  it('names a rollout by its keys and says where it stood and why it ended', () => {
+    const stepped = record({
+      entityType: 'Rollout',
+      entityId: 'r1',
+      action: 'RolloutStepped',
+      changes: {
+        after: { status: 'running', step: 1, percent: 50, steps: [10, 50, 100], keys: ['A:B', 'C'], reason: null },
+      },
+    });
+    expect(entityName(stepped)).toBe('A:B, C');
+    expect(changeSummary(stepped)).toEqual(['status: running', 'at 50 % (step 2 of 3: 10, 50, 100 %)']);
+    const rolledBack = record({
+      entityType: 'Rollout',
+      entityId: 'r1',
+      action: 'RolloutRolledBack',
+      changes: {
+        after: {
+          status: 'rolled_back',
+          step: 0,
+          percent: 10,
+          steps: [10, 100],
+          keys: ['C'],
+          reason: 'rolled back by olga',
+        },
+      },
+    });
+    expect(changeSummary(rolledBack)).toEqual([
+      'status: rolled back',
+      'stopped at 10 % (step 1 of 2: 10, 100 %)',
+      'reason: rolled back by olga',
+    ]);
+  });
+});

@@ -1,5 +1,7 @@
 import type { AuditRecord } from '@realtime-config/protocol/rest';
+import type { RolloutStatus } from '@realtime-config/protocol/rest';
 import { fieldWords } from '../../components/plain-words';
+import { STATUS_WORDS } from '../version/rollouts/rollout-words';
 
 type Fields = Record<string, unknown>;
 
@@ -27,6 +29,8 @@ function fieldsOf(value: unknown): Fields | null {
 /** A readable name of the record's entity: an entry's key, a version's label, a service's name, a member's id. */
 export function entityName(record: AuditRecord): string {
   const state = fieldsOf(record.changes.after) ?? fieldsOf(record.changes.before);
+  // A rollout by the keys it changes.
+  if (record.entityType === 'Rollout' && Array.isArray(state?.keys)) return state.keys.map(show).join(', ');
   for (const field of NAME_FIELDS) {
     const value = state?.[field];
     if (typeof value === 'string' && value !== '') return value;
@@ -68,7 +72,25 @@ function overridesText(overrides: readonly unknown[]): string {
 
 /** What changed, field by field ("value: 30 → 45"); for a creation or deletion, the state it had. */
 export function changeSummary(record: AuditRecord): string[] {
-  return [...fieldSummary(record), ...reviewSummary(record)];
+  const fields = record.entityType === 'Rollout' ? rolloutSummary(record) : fieldSummary(record);
+  return [...fields, ...reviewSummary(record)];
+}
+
+/** Where a rollout stood after the action: its status, its share of instances and step, why it ended. */
+function rolloutSummary(record: AuditRecord): string[] {
+  const state = fieldsOf(record.changes.after);
+  if (!state) return [];
+  const status = STATUS_WORDS[state.status as RolloutStatus] ?? show(state.status);
+  const lines = [`status: ${status.toLowerCase()}`];
+  const steps = Array.isArray(state.steps) ? state.steps : [];
+  if (typeof state.step === 'number' && steps.length > 0 && state.status !== 'completed') {
+    const where = state.status === 'rolled_back' ? 'stopped at' : 'at';
+    lines.push(
+      `${where} ${show(state.percent)} % (step ${state.step + 1} of ${steps.length}: ${steps.map(show).join(', ')} %)`,
+    );
+  }
+  if (typeof state.reason === 'string') lines.push(`reason: ${state.reason}`);
+  return lines;
 }
 
 /** A value set applied from a change request names it and who approved it. */

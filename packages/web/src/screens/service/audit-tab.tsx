@@ -17,7 +17,7 @@ import { changeSummary, entityName } from './audit-format';
 import { auditTabRoute, type AuditFilters } from './route';
 import { useAuditLog, type AuditQuery } from './use-service';
 
-const ENTITY_TYPES = ['Service', 'Version', 'Entry', 'Member', 'ApiKey', 'ChangeRequest', 'Webhook'];
+const ENTITY_TYPES = ['Service', 'Version', 'Entry', 'Member', 'ApiKey', 'ChangeRequest', 'Webhook', 'Rollout'];
 const ACTIONS = [
   'Created',
   'Updated',
@@ -34,6 +34,12 @@ const ACTIONS = [
   'Withdrawn',
   'Revealed',
   'SecretRotated',
+  'RolloutCreated',
+  'RolloutStepped',
+  'RolloutPaused',
+  'RolloutResumed',
+  'RolloutCompleted',
+  'RolloutRolledBack',
 ];
 
 /** A datetime-local value (the user's time) as an instant; `to` takes in its whole minute. */

@@ -1,7 +1,7 @@
 import { Code, Table, Text } from '@mantine/core';
 import { KeyText } from '../../components/key-text';
 
-/** One value a change request sets: the key, the value before and the value after. */
+/** One value a change request (or a rollout) sets: the key, the value before and the value after. */
 export interface DiffRow {
   readonly id: string;
   readonly key: string | null;
@@ -10,22 +10,34 @@ export interface DiffRow {
   readonly after: string | null;
   /** The entry changed since the request was made (or was deleted): applying it would be refused. */
   readonly changedSince?: boolean;
+  /** A secret: the server never sends its values back, so neither side is shown. */
+  readonly secret?: boolean;
 }
 
-function shown(raw: string | null | undefined) {
+function shown(raw: string | null | undefined, secret: boolean) {
+  if (secret) return <Text size="sm">•••••• (secret)</Text>;
   if (raw === undefined) return <Text c="dimmed">—</Text>;
   return <Code style={{ overflowWrap: 'anywhere' }}>{raw === null ? 'null' : raw === '' ? '""' : raw}</Code>;
 }
 
-/** The changes of a change request, one row per key: before → after. */
-export function ChangeDiff({ rows, label }: { rows: readonly DiffRow[]; label: string }) {
+interface ChangeDiffProps {
+  readonly rows: readonly DiffRow[];
+  readonly label: string;
+  /** Without the Before column (a rollout's new values: what they replace is the entry's value). */
+  readonly afterOnly?: boolean;
+  /** The heading of the values set: After, or New value. */
+  readonly afterLabel?: string;
+}
+
+/** The changes of a change request (or a rollout), one row per key: before → after. */
+export function ChangeDiff({ rows, label, afterOnly = false, afterLabel = 'After' }: ChangeDiffProps) {
   return (
     <Table withTableBorder striped aria-label={label} className="rc-stack" verticalSpacing={4}>
       <Table.Thead>
         <Table.Tr>
           <Table.Th>Key</Table.Th>
-          <Table.Th>Before</Table.Th>
-          <Table.Th>After</Table.Th>
+          {!afterOnly && <Table.Th>Before</Table.Th>}
+          <Table.Th>{afterLabel}</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -39,11 +51,13 @@ export function ChangeDiff({ rows, label }: { rows: readonly DiffRow[]; label: s
                 </Text>
               )}
             </Table.Td>
-            <Table.Td data-label="Before" data-full>
-              {shown(row.before)}
-            </Table.Td>
-            <Table.Td data-label="After" data-full>
-              {shown(row.after)}
+            {!afterOnly && (
+              <Table.Td data-label="Before" data-full>
+                {shown(row.before, row.secret === true)}
+              </Table.Td>
+            )}
+            <Table.Td data-label={afterLabel} data-full>
+              {shown(row.after, row.secret === true)}
             </Table.Td>
           </Table.Tr>
         ))}

@@ -36,6 +36,8 @@ interface EntryListProps {
   readonly pending: PendingChanges;
   readonly readOnlyReasonId: string | undefined;
   readonly recentlyChanged: ReadonlySet<string>;
+  /** The ids of the entries an active rollout holds. */
+  readonly rollingOut: ReadonlySet<string>;
 }
 
 /**
@@ -49,6 +51,7 @@ export function EntryList({
   pending,
   readOnlyReasonId,
   recentlyChanged,
+  rollingOut,
 }: EntryListProps) {
   const rows = useMemo(() => groupRows(entries), [entries]);
   const listRef = useRef<HTMLDivElement>(null);
@@ -109,6 +112,7 @@ export function EntryList({
                 onEdit={pending.edit}
                 readOnlyReasonId={readOnlyReasonId}
                 justChanged={recentlyChanged.has(row.entry.key)}
+                rollingOut={rollingOut.has(row.entry.id)}
               />
             )}
           </Box>

@@ -18,6 +18,8 @@ interface EntryRowProps {
   readonly readOnlyReasonId: string | undefined;
   /** Changed elsewhere a moment ago: highlighted briefly. */
   readonly justChanged: boolean;
+  /** Held by an active rollout: its value changes only through the rollout (the server answers 409). */
+  readonly rollingOut: boolean;
 }
 
 function shown(raw: string | null): string {
@@ -26,14 +28,18 @@ function shown(raw: string | null): string {
 
 /** One entry: its key (a link to its details), type, name and description, and its value editor. */
 export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
-  const { entry, pending, onEdit, readOnlyReasonId, justChanged } = props;
+  const { entry, pending, onEdit, readOnlyReasonId, justChanged, rollingOut } = props;
   const stale = pending !== undefined && isStale(pending, entry);
   const keyId = `key-${entry.id}`;
   const staleId = `stale-${entry.id}`;
+  const rolloutId = `rolling-out-${entry.id}`;
+  const disabled = readOnlyReasonId !== undefined || rollingOut;
   const value = pending ? pending.raw : entry.rawValue;
   // Every type accepts null (no value: applications read their default).
   const canSetNull = entry.isSecret ? (pending ? pending.raw !== null : entry.hasValue) : value !== null;
-  const describedBy = [stale ? staleId : undefined, readOnlyReasonId].filter(Boolean).join(' ') || undefined;
+  const describedBy =
+    [stale ? staleId : undefined, rollingOut ? rolloutId : undefined, readOnlyReasonId].filter(Boolean).join(' ') ||
+    undefined;
 
   return (
     <Box className={justChanged ? 'rc-entry-row rc-changed' : 'rc-entry-row'} py="sm" px="xs">
@@ -66,6 +72,11 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
               Changed elsewhere
             </Badge>
           )}
+          {rollingOut && (
+            <Badge color="indigo" size="sm">
+              Rolling out
+            </Badge>
+          )}
           {justChanged && !stale && (
             <Badge color="yellow" size="sm" autoContrast>
               Updated just now
@@ -90,7 +101,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             edited={pending !== undefined}
             onChange={(raw) => onEdit(entry, raw)}
             error={pending?.error}
-            disabled={readOnlyReasonId !== undefined}
+            disabled={disabled}
             describedBy={describedBy}
           />
         ) : (
@@ -99,9 +110,15 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             value={value}
             onChange={(raw) => onEdit(entry, raw)}
             error={pending?.error}
-            disabled={readOnlyReasonId !== undefined}
+            disabled={disabled}
             describedBy={describedBy}
           />
+        )}
+        {rollingOut && (
+          <Text size="xs" c="dimmed" id={rolloutId}>
+            A rollout is bringing a new value to the instances: this value changes when it completes or is rolled back
+            (see Rollouts).
+          </Text>
         )}
         {entry.overrides.length > 0 && (
           <Group gap="xs">
@@ -130,7 +147,7 @@ export const EntryRow = memo(function EntryRow(props: EntryRowProps) {
             Your edit is kept; saving asks which to keep.
           </Text>
         )}
-        {canSetNull && readOnlyReasonId === undefined && (
+        {canSetNull && !disabled && (
           <Group>
             <Button size="compact-xs" variant="subtle" onClick={() => onEdit(entry, null)} aria-describedby={keyId}>
               Set null

@@ -39,12 +39,15 @@ function Labels({ labels }: { labels: Record<string, string> }) {
 
 /**
  * Who is connected to the version: every open change stream of an application (the SDK, `watch`)
- * on every server instance, and whether each has the newest change; consoles like this one are not
- * instances and are left out by the server. Read again every few seconds.
+ * on every server instance, whether each has the newest change, and, while a rollout runs, whether
+ * it is in it; consoles like this one are not instances and are left out by the server. Read again
+ * every few seconds.
  */
 export function InstancesSection({ serviceId, versionId }: { serviceId: string; versionId: string }) {
   const instances = useInstances(serviceId, versionId);
   const data = instances.data;
+  // While a rollout runs, whether each instance is in it (gets its new values at the current step).
+  const rollout = data?.instances.some((i) => i.rollout !== null) ?? false;
   return (
     <Stack component="section" aria-labelledby={HEADING_ID} gap="xs">
       <Group gap="sm" align="baseline">
@@ -75,6 +78,7 @@ export function InstancesSection({ serviceId, versionId }: { serviceId: string; 
               <Table.Th>Connected since</Table.Th>
               <Table.Th>Last change sent</Table.Th>
               <Table.Th>State</Table.Th>
+              {rollout && <Table.Th>Rollout</Table.Th>}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -104,6 +108,9 @@ export function InstancesSection({ serviceId, versionId }: { serviceId: string; 
                     {i.upToDate ? 'Up to date' : 'Behind'}
                   </Badge>
                 </Table.Td>
+                {rollout && (
+                  <Table.Td data-label="Rollout">{i.rollout === null ? '—' : i.rollout.in ? 'In' : 'Out'}</Table.Td>
+                )}
               </Table.Tr>
             ))}
           </Table.Tbody>

@@ -35,11 +35,13 @@ function Harness({
   review,
   onSave,
   schema = null,
+  onRollOut,
 }: {
   raw: string;
   review: boolean;
   onSave: () => void;
   schema?: Entry['schema'];
+  onRollOut?: () => void;
 }) {
   const pending = usePendingChanges();
   const { edit } = pending;
@@ -52,6 +54,7 @@ function Harness({
       saving={false}
       saveError={null}
       review={review}
+      onRollOut={onRollOut}
     />
   );
 }
@@ -82,5 +85,24 @@ describe('the pending tray with a value that breaks its schema', () => {
     expect(await screen.findByText('must be <= 300')).toBeTruthy();
     expect((screen.getByRole('button', { name: 'Save 1 change' }) as HTMLButtonElement).disabled).toBe(true);
     expect(screen.getByText('Fix the value marked in red before saving.')).toBeTruthy();
+  });
+});
+
+describe('Roll out… in the pending tray', () => {
+  it('sits beside Save on an unprotected version and hands the changes on; a protected one keeps review', async () => {
+    const onRollOut = vi.fn();
+    const { unmount } = renderInTheme(<Harness raw="45" review={false} onSave={vi.fn()} onRollOut={onRollOut} />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Roll out…' }));
+    expect(onRollOut).toHaveBeenCalledOnce();
+    unmount();
+
+    renderInTheme(<Harness raw="45" review onSave={vi.fn()} onRollOut={onRollOut} />);
+    expect(await screen.findByRole('button', { name: 'Request review…' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Roll out…' })).toBeNull();
+  });
+
+  it('is disabled, like Save, while a value does not fit', async () => {
+    renderInTheme(<Harness raw="forty" review={false} onSave={vi.fn()} onRollOut={vi.fn()} />);
+    expect(((await screen.findByRole('button', { name: 'Roll out…' })) as HTMLButtonElement).disabled).toBe(true);
   });
 });

@@ -15,6 +15,8 @@ interface PendingTrayProps {
   readonly saveError: unknown;
   /** A protected version: the changes go to review (`Request review…`) instead of being saved. */
   readonly review?: boolean;
+  /** `Roll out…` beside Save: the changes reach the instances step by step (not on a protected version). */
+  readonly onRollOut?: () => void;
 }
 
 function shown(raw: string | null): string {
@@ -47,8 +49,8 @@ function useKeepFocusAboveTray(tray: RefObject<HTMLElement | null>, height: numb
 
 /**
  * The pending-changes tray: what will change (old → new, per key), flags edits whose entry changed
- * elsewhere, discards one or all, and saves everything as one batch. On a phone its list starts
- * folded, so the values stay in view.
+ * elsewhere, discards one or all, and saves everything as one batch (or rolls it out step by step).
+ * On a phone its list starts folded, so the values stay in view.
  */
 export function PendingTray(props: PendingTrayProps) {
   const count = props.pending.list.length;
@@ -56,7 +58,7 @@ export function PendingTray(props: PendingTrayProps) {
   return <Tray {...props} />;
 }
 
-function Tray({ pending, entriesById, onSave, saving, saveError, review = false }: PendingTrayProps) {
+function Tray({ pending, entriesById, onSave, saving, saveError, review = false, onRollOut }: PendingTrayProps) {
   const narrow = useNarrow();
   const [open, setOpen] = useState(!narrow);
   const { ref: sizeRef, height } = useElementSize<HTMLElement>();
@@ -67,6 +69,7 @@ function Tray({ pending, entriesById, onSave, saving, saveError, review = false 
   const invalid = pending.list.filter((c) => c.error !== null);
   const checking = pending.list.some((c) => c.checking);
   const stale = pending.list.filter((c) => isStale(c, entriesById.get(c.entryId)));
+  const blocked = count === 0 || invalid.length > 0 || checking;
 
   return (
     <Paper
@@ -90,7 +93,12 @@ function Tray({ pending, entriesById, onSave, saving, saveError, review = false 
             <Button variant="default" onClick={pending.discardAll} disabled={count === 0}>
               Discard all
             </Button>
-            <Button onClick={onSave} loading={saving} disabled={count === 0 || invalid.length > 0 || checking}>
+            {onRollOut && !review && (
+              <Button variant="default" onClick={onRollOut} disabled={blocked}>
+                Roll out…
+              </Button>
+            )}
+            <Button onClick={onSave} loading={saving} disabled={blocked}>
               {review ? 'Request review…' : count === 1 ? 'Save 1 change' : `Save ${count} changes`}
             </Button>
           </Group>

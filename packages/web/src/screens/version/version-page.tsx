@@ -28,6 +28,7 @@ import { ResolveDialog } from './overrides';
 import { PendingTray } from './pending-tray';
 import { ProtectionSwitch } from './protection-switch';
 import { ReviewDialog } from './review-dialog';
+import { RolloutDialog, RolloutsSection, useRollouts } from './rollouts';
 import { usePendingChanges } from './pending-changes';
 import { versionRoute } from './route';
 import { useLiveEntries } from './use-live-entries';
@@ -59,10 +60,12 @@ export function VersionPage() {
   const manage = access.manage;
   const [reviewing, setReviewing] = useState(false);
   const [resolving, setResolving] = useState(false);
+  const [rollingOutDialog, setRollingOutDialog] = useState(false);
   const pending = usePendingChanges();
   const live = useLiveEntries(serviceId, versionId, entries.data);
   const note = useStatusNote();
   const saver = useSaveChanges(serviceId, versionId, pending, live.saving, note.show);
+  const { rollouts, held: rollingOut } = useRollouts(serviceId, versionId);
 
   const [text, setText] = useState(q);
   const [debounced] = useDebouncedValue(text.trim(), 300);
@@ -185,6 +188,7 @@ export function VersionPage() {
         pending={pending}
         readOnlyReasonId={readOnlyReason ? READ_ONLY_ID : undefined}
         recentlyChanged={live.recentlyChanged}
+        rollingOut={rollingOut}
       />
       <PendingTray
         pending={pending}
@@ -193,6 +197,7 @@ export function VersionPage() {
         saving={saver.saving}
         saveError={saver.error}
         review={isProtected}
+        onRollOut={isProtected ? undefined : () => setRollingOutDialog(true)}
       />
       <ReviewDialog
         opened={reviewing}
@@ -212,6 +217,22 @@ export function VersionPage() {
           note.show(`Change request “${request.title}” opened`);
         }}
       />
+      <RolloutDialog
+        opened={rollingOutDialog}
+        onClose={() => setRollingOutDialog(false)}
+        serviceId={serviceId}
+        versionId={versionId}
+        changes={pending.list}
+        entriesById={entriesById}
+        onStarted={(rollout) => {
+          setRollingOutDialog(false);
+          pending.discardAll();
+          const what =
+            rollout.changes.length === 1 ? (rollout.changes[0]?.key ?? '') : `${rollout.changes.length} values`;
+          note.show(`Rollout of ${what} ${rollout.status === 'scheduled' ? 'scheduled' : 'started'}`);
+        }}
+      />
+      <RolloutsSection serviceId={serviceId} versionId={versionId} rollouts={rollouts} mayAct={access.write} />
       {version.data && <InstancesSection serviceId={serviceId} versionId={versionId} />}
       <ConflictDialog
         conflicts={saver.conflicts}

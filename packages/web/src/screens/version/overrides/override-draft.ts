@@ -37,8 +37,18 @@ export function splitLabel(chip: string): [string, string] | null {
 export function labelsProblem(labels: readonly string[]): string | null {
   if (labels.length === 0)
     return 'At least one label (key=value): an override without labels would match every instance.';
+  return labelChipsProblem(labels);
+}
+
+/** The first chip that is no `key=value` pair, named; null when every one is (or there are none). */
+export function labelChipsProblem(labels: readonly string[]): string | null {
   const bad = labels.find((chip) => splitLabel(chip) === null || splitLabel(chip)?.[0] === '');
   return bad === undefined ? null : `“${bad}” is not key=value.`;
+}
+
+/** `key=value` chips (every one valid) as the labels object the API takes. */
+export function labelsOf(chips: readonly string[]): Record<string, string> {
+  return Object.fromEntries(chips.map((chip) => splitLabel(chip) ?? ['', '']));
 }
 
 /** Why the value of a row cannot be saved (the value type rules), or null. */
@@ -53,7 +63,7 @@ export function valueProblem(
 /** The body of PUT …/overrides for the rows (every row valid). */
 export function overridesBody(rows: readonly DraftOverride[]) {
   return rows.map((row) => ({
-    labels: Object.fromEntries(row.labels.map((chip) => splitLabel(chip) ?? ['', ''])),
+    labels: labelsOf(row.labels),
     rawValue: row.raw ?? null,
   }));
 }
