@@ -2,6 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import type { GrpcTestClient, Subscription } from './grpc-client.js';
 import type { ApiClient } from './test-server.js';
 
+export { movableClock } from './movable-clock.js';
+
 /**
  * FNV-1a 32 over UTF-8 as the rollout hash rule defines it (offset basis 2166136261, prime
  * 16777619, modulo 2^32), written with BigInt arithmetic independently of the server's.
@@ -15,17 +17,6 @@ export function referenceFnv1a(text: string): number {
 /** Whether an instance (with the labels the rollout matches) is in a rollout at `percent`, by the rule. */
 export const isInRollout = (rolloutId: string, instanceId: string, percent: number): boolean =>
   referenceFnv1a(`${rolloutId}:${instanceId}`) % 10000 < percent * 100;
-
-/** A server clock the test moves on: the machine's time plus what the test added (deps.clock). */
-export function movableClock() {
-  let offset = 0;
-  return {
-    nowMicros: () => Math.floor((performance.timeOrigin + performance.now()) * 1000) + offset,
-    advance(seconds: number) {
-      offset += seconds * 1_000_000;
-    },
-  };
-}
 
 /** A raw stream of a version that says which instance it is (x-rc-instance-id, x-rc-labels). */
 export function instanceStream(
