@@ -169,6 +169,7 @@ export async function composeApp(
     ...config.rollouts,
     connected: async (versionId) =>
       (await presence.summary(versionId, { secrets: 0, public: 0 }, MAX_WATCHED_STREAMS)).streams,
+    closedSince: (versionId, since) => presence.closedSince(versionId, since),
     readOnly: () => role.follower || !lifecycle.started || lifecycle.shuttingDown,
     logger,
   });

@@ -49,6 +49,17 @@ export interface PresenceOptions {
   readonly readOnly?: () => boolean;
 }
 
+/** A stream that closed: who it was, and when (µs). */
+export interface ClosedStream {
+  readonly instanceId: string;
+  readonly labels: ReadonlyArray<readonly [string, string]>;
+  readonly closedAt: number;
+}
+
+/** How long closed streams are remembered (closedSince), and how many per version at most. */
+const RECENTLY_CLOSED_MS = 120_000;
+const MAX_RECENTLY_CLOSED = 10_000;
+
 /** How often a server instance writes its streams' changes and its heartbeat: one batch each time. */
 export const PRESENCE_REFRESH_MS = 2000;
 /** A server instance whose heartbeat is older than this died: its rows are ignored and then deleted. */
@@ -72,6 +83,8 @@ export class StreamPresence {
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private lastPurge = 0;
+  /** Per version, the streams with an instance id that closed lately (closedSince). */
+  private readonly recentlyClosed = new Map<string, ClosedStream[]>();
   private count = 0;
 
   constructor(private readonly options: PresenceOptions) {}
@@ -116,8 +129,34 @@ export class StreamPresence {
     const streams = this.versions.get(stream.versionId);
     if (!streams?.delete(stream)) return;
     this.count--;
+    this.noteClosed(stream);
     if (streams.size === 0) this.versions.delete(stream.versionId);
     if (this.written.delete(stream)) this.closedNos.push(stream.no);
+  }
+
+  /**
+   * Streams of this server instance that closed at or after `since` (µs), for a version: a stream
+   * that opened and closed between two looks of a watcher (an application that crashed on a value
+   * at once) is still seen (docs/rollouts.md, the automatic rollback). Kept for RECENTLY_CLOSED_MS.
+   */
+  closedSince(versionId: string, since: number): ReadonlyArray<ClosedStream> {
+    return (this.recentlyClosed.get(versionId) ?? []).filter((c) => c.closedAt >= since);
+  }
+
+  private noteClosed(stream: PresentStream): void {
+    if (stream.client.instanceId === null) return;
+    const now = this.options.clock.nowMicros();
+    const kept = (this.recentlyClosed.get(stream.versionId) ?? []).filter(
+      (c) => now - c.closedAt <= RECENTLY_CLOSED_MS * 1000,
+    );
+    kept.push({ instanceId: stream.client.instanceId, labels: stream.client.labels, closedAt: now });
+    // Bounded however many streams a flood opens and closes, and however many versions had one.
+    this.recentlyClosed.set(stream.versionId, kept.slice(-MAX_RECENTLY_CLOSED));
+    if (this.recentlyClosed.size > MAX_RECENTLY_CLOSED) {
+      for (const [versionId, closed] of this.recentlyClosed) {
+        if (now - (closed.at(-1)?.closedAt ?? 0) > RECENTLY_CLOSED_MS * 1000) this.recentlyClosed.delete(versionId);
+      }
+    }
   }
 
   /** Open streams per version of this instance, for the metrics gauge. */

@@ -7,36 +7,50 @@ export interface ConnectedInstance {
   readonly labels: ReadonlyArray<readonly [string, string]>;
 }
 
+/** A stream that closed since the rollout started (it may have lived between two looks). */
+export interface ClosedInstance {
+  readonly instanceId: string;
+  readonly labels: ReadonlyArray<readonly [string, string]>;
+  readonly closedAt: number;
+}
+
 /**
- * Who received a rollout's new values, and who of them is gone (docs/rollouts.md): every connected
- * instance in the rollout at its current step joins `in`; an instance of `in` with no open stream
- * is gone since the first look that missed it, and back when it connects again. Null when nothing
- * changed.
+ * Who received a rollout's new values, and who of them is gone (docs/rollouts.md): every instance
+ * in the rollout at its current step that is connected, or whose stream closed since the rollout
+ * started (an application that crashed on the value at once), joins `in`; an instance of `in` with
+ * no open stream is gone since its stream closed (or the first look that missed it), and back when
+ * it connects again. Null when nothing changed.
  */
 export function watchedReceivers(
   rollout: RolloutRecord,
   connected: readonly ConnectedInstance[],
+  closed: readonly ClosedInstance[],
   now: number,
 ): RolloutReceivers | null {
   const slot = slotOf(rollout, rollout.changes[0] as RolloutRecord['changes'][number]);
   const present = new Set<string>();
   const received = new Set(rollout.received.in);
+  const closedAt = new Map<string, number>();
   let changed = false;
+  const join = (instanceId: string, labels: ReadonlyArray<readonly [string, string]>) => {
+    if (received.has(instanceId) || !inRollout(slot, { instanceId, labels: new Map(labels) })) return;
+    received.add(instanceId);
+    changed = true;
+  };
   for (const stream of connected) {
     if (stream.instanceId === null) continue;
     present.add(stream.instanceId);
-    if (
-      !received.has(stream.instanceId) &&
-      inRollout(slot, { instanceId: stream.instanceId, labels: new Map(stream.labels) })
-    ) {
-      received.add(stream.instanceId);
-      changed = true;
-    }
+    join(stream.instanceId, stream.labels);
+  }
+  for (const stream of closed) {
+    if (stream.closedAt < rollout.startAt) continue;
+    closedAt.set(stream.instanceId, Math.max(closedAt.get(stream.instanceId) ?? 0, stream.closedAt));
+    join(stream.instanceId, stream.labels);
   }
   const gone = dictionary<number>();
   for (const id of received) {
     if (present.has(id)) continue;
-    gone[id] = rollout.received.gone[id] ?? now;
+    gone[id] = rollout.received.gone[id] ?? closedAt.get(id) ?? now;
   }
   if (Object.keys(gone).length !== Object.keys(rollout.received.gone).length) changed = true;
   return changed ? { in: [...received], gone } : null;

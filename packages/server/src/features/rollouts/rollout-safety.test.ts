@@ -139,6 +139,41 @@ describe.each(databaseKinds)('rollout safety (%s)', (kind) => {
     }
   });
 
+  it('rolls back when the instances crash on the value at once, before any look at the fleet sees them', async () => {
+    const crashy = await entry('Crashy');
+    const ids = Array.from({ length: 16 }, (_, i) => `fast-${i}`);
+    const streams = new Map(ids.map((id) => [id, instanceStream(grpcClient, { serviceId, versionId }, id)]));
+    try {
+      await Promise.all([...streams.values()].map((s) => s.until(() => receivedOf(s, 'Crashy').length === 1)));
+      const created = await admin.post(base(), {
+        changes: [{ id: crashy.id, rawValue: 'crashes-at-once', generation: crashy.generation }],
+        steps: [50, 100],
+        stepSeconds: 600,
+        bakeSeconds: 0,
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = created.body.id as string;
+      const inside = ids.filter((i) => isInRollout(id, i, 50));
+      expect(inside.length).toBeGreaterThanOrEqual(2);
+      // Each dies the moment the value arrives (cancelled within the same turn), as a crashing app does.
+      await Promise.all(
+        inside.map((i) =>
+          streams.get(i)!.until((s) => {
+            const got = receivedOf(s, 'Crashy').at(-1)?.[0] === 'crashes-at-once';
+            if (got) s.cancel();
+            return got;
+          }),
+        ),
+      );
+      await until(id, (r) => r.received === inside.length && r.gone === inside.length);
+      clock.advance(31);
+      const rolledBack = await until(id, (r) => r.status === 'rolled_back');
+      expect(rolledBack.reason).toBe('instances disconnected after receiving the new values');
+    } finally {
+      for (const s of streams.values()) s.cancel();
+    }
+  });
+
   it('continues after a server restart: the schedule is in the database', async () => {
     const paced = await entry('Paced');
     const created = await admin.post(base(), {

@@ -1,7 +1,12 @@
 import { DISCONNECTED_REASON, type RolloutRecord, type UnitOfWork } from '../../core/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RolloutCommands } from './rollout-commands.js';
-import { disconnectedEnough, watchedReceivers, type ConnectedInstance } from './rollout-receivers.js';
+import {
+  disconnectedEnough,
+  watchedReceivers,
+  type ClosedInstance,
+  type ConnectedInstance,
+} from './rollout-receivers.js';
 
 export interface RolloutSchedulerOptions {
   /** Rollouts:TickMilliseconds: how often due rollouts are looked for. */
@@ -10,6 +15,8 @@ export interface RolloutSchedulerOptions {
   readonly disconnectGraceSeconds: number;
   /** The open streams of a version, on every server instance (the presence table with PostgreSQL). */
   readonly connected: (versionId: string) => Promise<readonly ConnectedInstance[]>;
+  /** Streams of a version on this server instance that closed at or after a time (µs). */
+  readonly closedSince: (versionId: string, since: number) => readonly ClosedInstance[];
   /** True while this instance may not write (a follower): it moves nothing. */
   readonly readOnly: () => boolean;
   readonly logger: { warn(obj: object, msg: string): void };
@@ -69,12 +76,26 @@ export class RolloutScheduler {
     }
   }
 
+  /**
+   * Every server instance watches with what it sees: all open streams (the presence table) and the
+   * streams that closed on it. Each merges its look into the stored receivers under the rollout's
+   * row lock, so two instances never undo each other's.
+   */
   private async watch(rollout: RolloutRecord): Promise<void> {
-    const now = this.clock.nowMicros();
-    const received = watchedReceivers(rollout, await this.options.connected(rollout.versionId), now);
-    const current = received ? { ...rollout, received } : rollout;
-    if (received) await this.uow.write((ctx) => ctx.rollouts.setReceived(rollout.id, received));
-    if (disconnectedEnough(current, now, this.options.disconnectGraceSeconds * 1_000_000)) {
+    const connected = await this.options.connected(rollout.versionId);
+    const closed = this.options.closedSince(rollout.versionId, rollout.startAt);
+    const current = await this.uow.write(async (ctx) => {
+      const now = this.clock.nowMicros();
+      const locked = await ctx.rollouts.getForUpdate(rollout.versionId, rollout.id);
+      if (!locked || (locked.status !== 'running' && locked.status !== 'baking')) return null;
+      const received = watchedReceivers(locked, connected, closed, now);
+      if (received) await ctx.rollouts.setReceived(locked.id, received);
+      return received ? { ...locked, received } : locked;
+    });
+    if (
+      current &&
+      disconnectedEnough(current, this.clock.nowMicros(), this.options.disconnectGraceSeconds * 1_000_000)
+    ) {
       await this.commands.rollBackFor(rollout, DISCONNECTED_REASON);
     }
   }
