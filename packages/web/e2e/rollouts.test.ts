@@ -167,4 +167,65 @@ describe('rollouts in the console', () => {
     await expect.poll(() => page.getByRole('spinbutton', { name: KEY }).isDisabled(), PATIENCE).toBe(false);
     expect((await storedEntries(admin, ids.serviceId, ids.versionId))[KEY]?.rawValue).toBe('60');
   });
+
+  it('applies an approved change request of a protected version as a rollout, from its Apply as rollout…', async () => {
+    const key = 'Orders:TimeoutSeconds';
+    const orders = await seedVersion(admin, 'orders', '1.0.0', [
+      { key, valueType: ValueType.NUMBER, rawValue: '30', groupName: 'Orders' },
+    ]);
+    const version = `/api/configversions/${orders.serviceId}/${orders.versionId}`;
+    expect((await admin.put(version, { versionLabel: '1.0.0', protected: true })).status).toBe(200);
+    const windowOf = async (user: string) => {
+      await ui.server.userWithRole(user, 'developer');
+      const res = await admin.post(`/api/services/${orders.serviceId}/members`, { userId: user, role: 'editor' });
+      expect(res.status).toBe(201);
+      const window = await ui.window({ reducedMotion: true });
+      await signIn(window, user, `${user}-password-for-tests`);
+      await window.goto(`/services/${orders.serviceId}/versions/${orders.versionId}`);
+      return window;
+    };
+
+    // An editor proposes the value; no rollout can start on a protected version but through a request.
+    const erin = await windowOf('erin');
+    await erin.getByRole('spinbutton', { name: key }).fill('45');
+    expect(await erin.getByRole('button', { name: 'Roll out…' }).count()).toBe(0);
+    await erin.getByRole('button', { name: 'Request review…' }).click();
+    const review = erin.getByRole('dialog', { name: 'Request review' });
+    await review.getByLabel('Title').fill('Longer order timeout');
+    await review.getByRole('button', { name: 'Request review of 1 change' }).click();
+    await review.waitFor({ state: 'hidden' });
+
+    // A second editor approves it.
+    const olga = await windowOf('olga');
+    await olga.getByRole('article', { name: 'Longer order timeout' }).getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(
+      olga.getByRole('article', { name: 'Longer order timeout' }).getByText('1 of 1 approval (olga)'),
+    );
+
+    // Its author applies it as a rollout at 20 %, then 100 %.
+    await erin.reload();
+    const request = erin.getByRole('article', { name: 'Longer order timeout' });
+    await request.getByRole('button', { name: 'Apply as rollout…' }).click();
+    const dialog = erin.getByRole('dialog', { name: 'Roll out “Longer order timeout”' });
+    await expectVisible(
+      dialog.getByRole('table', { name: 'Changes to roll out' }).getByRole('row', { name: /30.*45/ }),
+    );
+    await dialog.getByRole('textbox', { name: 'Steps' }).fill('20, 100');
+    expect(await seriousA11yViolations(erin)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Start rollout' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    const rollout = erin.getByRole('region', { name: 'Rollouts' }).getByRole('article', { name: `Rollout of ${key}` });
+    await expectVisible(rollout.getByText('Running', { exact: true }));
+    const current = rollout.getByRole('list', { name: 'Steps' }).locator('[aria-current="step"]');
+    expect(await current.textContent()).toBe('20 % (now)');
+    await expectVisible(rollout.getByRole('table').getByText('45'));
+    const started = (await admin.get(`${version}/rollouts`)).body as { status: string; steps: number[] }[];
+    expect(started).toMatchObject([{ status: 'running', steps: [20, 100] }]);
+    // The request is applied: out of the open list, under Applied with its status.
+    await expect.poll(() => request.count(), PATIENCE).toBe(0);
+    await erin.getByRole('combobox', { name: 'Status', exact: true }).selectOption('applied');
+    await expectVisible(request.getByText('applied', { exact: true }));
+    expect(await pageProblems(erin)).toEqual([]);
+  });
 });

@@ -87,6 +87,10 @@ export type Rollout = Ok<'/api/configversions/{serviceId}/{versionId}/rollouts/{
 export type RolloutStatus = Rollout['status'];
 /** What a rollout is started with: the values (each with its generation), its steps, times and rules. */
 export type NewRollout = Body<'/api/configversions/{serviceId}/{versionId}/rollouts', 'post'>;
+/** A rollout's steps, times and rules without its values: how an approved change request is applied as one. */
+export type RolloutSettings = NonNullable<
+  Body<'/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}/apply', 'post'>['rollout']
+>;
 
 export type AuditSearch = Body<'/api/auditlogs/search', 'post'>;
 export type AuditPage = Ok<'/api/auditlogs/search', 'post'>;

@@ -1,7 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { screen, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChangeRequest, Me } from '@realtime-config/protocol/rest';
+import { api } from '../../api/client';
 import { renderInTheme } from '../../test-support/render';
 import type { ServiceAccess } from '../service/use-service';
 import { ChangeRequestCard } from './change-requests';
@@ -61,6 +63,8 @@ function buttonsOf(cr: ChangeRequest, me: Me, access: ServiceAccess): string[] {
   return names;
 }
 
+afterEach(() => vi.restoreAllMocks());
+
 describe('the steps a change request offers', () => {
   it('lets another editor approve an open request, never its author', () => {
     expect(buttonsOf(request({}), person('olga'), editor)).toEqual(['Approve', 'Reject']);
@@ -72,12 +76,13 @@ describe('the steps a change request offers', () => {
     expect(buttonsOf(request({ editors: ['olga'] }), person('nina'), editor)).toEqual(['Approve', 'Reject']);
   });
 
-  it('offers Apply once approved, and nothing twice to the same approver', () => {
+  it('offers Apply and Apply as rollout… once approved, and nothing twice to the same approver', () => {
     const approved = request({
       status: 'approved',
       approvals: [{ userId: 'olga', userName: 'olga', approvedAt: '2026-11-26T09:41:12.000000Z' }],
     });
-    expect(buttonsOf(approved, person('olga'), editor)).toEqual(['Apply', 'Reject']);
+    expect(buttonsOf(approved, person('olga'), editor)).toEqual(['Apply', 'Apply as rollout…', 'Reject']);
+    expect(buttonsOf(approved, person('vic'), viewer)).toEqual([]);
   });
 
   it('gives a viewer no step, and a closed request no step at all', () => {
@@ -130,5 +135,38 @@ describe('the steps a change request offers', () => {
     );
     const row = within(screen.getByRole('table', { name: 'Changes of Longer timeout' })).getAllByRole('row')[1];
     expect(row?.textContent).toMatch(/Payments:TimeoutSeconds.*30.*45/);
+  });
+
+  it('opens the rollout settings on Apply as rollout…, with the approved values, and sends nothing that breaks a rule', async () => {
+    const post = vi.spyOn(api, 'POST');
+    const approved = request({
+      status: 'approved',
+      approvals: [{ userId: 'olga', userName: 'olga', approvedAt: '2026-11-26T09:41:12.000000Z' }],
+    });
+    renderInTheme(
+      <QueryClientProvider client={new QueryClient()}>
+        <ChangeRequestCard
+          request={approved}
+          serviceId="s1"
+          versionId="v1"
+          me={person('erin')}
+          access={editor}
+          isProtected
+        />
+      </QueryClientProvider>,
+    );
+    const card = screen.getByRole('article', { name: 'Longer timeout' });
+    await userEvent.click(within(card).getByRole('button', { name: 'Apply as rollout…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Roll out “Longer timeout”' });
+    expect((within(dialog).getByRole('textbox', { name: 'Steps' }) as HTMLInputElement).value).toBe('10, 50, 100');
+    expect((within(dialog).getByRole('textbox', { name: 'Step time' }) as HTMLInputElement).value).toBe('60s');
+    const row = within(within(dialog).getByRole('table', { name: 'Changes to roll out' })).getAllByRole('row')[1];
+    expect(row?.textContent).toMatch(/Payments:TimeoutSeconds.*30.*45/);
+    const steps = within(dialog).getByRole('textbox', { name: 'Steps' });
+    await userEvent.clear(steps);
+    await userEvent.type(steps, '20, 50');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Start rollout' }));
+    expect(await within(dialog).findByText('The last step is 100')).toBeTruthy();
+    expect(post).not.toHaveBeenCalled();
   });
 });

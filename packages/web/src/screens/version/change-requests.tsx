@@ -5,6 +5,7 @@ import { EmptyState } from '../../components/empty-state';
 import { ProblemAlert } from '../../components/problem-alert';
 import { TimeText } from '../../components/time-text';
 import { isMe, type ServiceAccess } from '../service/use-service';
+import { ApplyRolloutDialog } from './apply-rollout-dialog';
 import { ChangeDiff } from './change-diff';
 import { EditChangeRequestDialog } from './edit-change-request-dialog';
 import {
@@ -111,6 +112,7 @@ export function ChangeRequestCard({
   const approvedByMe = request.approvals.some((a) => isMe(me, a.userId));
   const closed = request.status === 'applied' || request.status === 'rejected' || request.status === 'withdrawn';
   const [editing, setEditing] = useState(false);
+  const [rollingOut, setRollingOut] = useState(false);
   // Every entry it names still exists: a request naming a deleted one can only be withdrawn or rejected.
   const entriesLive = request.changes.every((c) => c.currentGeneration !== null);
   // A secret's requested value never comes back from the server: only an edit (typing it again) sends it anew.
@@ -162,6 +164,11 @@ export function ChangeRequestCard({
                 request.status === 'open' &&
                 button('approve', 'Approve')}
               {access.write && request.status === 'approved' && button('apply', 'Apply')}
+              {access.write && request.status === 'approved' && (
+                <Button size="xs" variant="default" disabled={busy} onClick={() => setRollingOut(true)}>
+                  Apply as rollout…
+                </Button>
+              )}
               {access.write && button('reject', 'Reject', 'red')}
               {request.status === 'stale' && (mine || access.manage) && entriesLive && !hasSecret && (
                 <Button
@@ -204,6 +211,15 @@ export function ChangeRequestCard({
           }))}
         />
       </Stack>
+      {access.write && !closed && (
+        <ApplyRolloutDialog
+          opened={rollingOut}
+          onClose={() => setRollingOut(false)}
+          serviceId={serviceId}
+          versionId={versionId}
+          request={request}
+        />
+      )}
       {mine && !closed && (
         <EditChangeRequestDialog
           opened={editing}

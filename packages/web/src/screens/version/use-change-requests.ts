@@ -1,5 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ChangeRequest, ChangeRequestFields, ChangeRequestStatus } from '@realtime-config/protocol/rest';
+import type {
+  ChangeRequest,
+  ChangeRequestFields,
+  ChangeRequestStatus,
+  RolloutSettings,
+} from '@realtime-config/protocol/rest';
 import { api, unwrap } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 
@@ -86,33 +91,66 @@ export function useRebaseChangeRequest(serviceId: string, versionId: string, req
   }));
 }
 
-/** Approve, apply, reject or withdraw one change request; a refusal (403, 409 stale…) refreshes the list too. */
-export function useChangeRequestStep(serviceId: string, versionId: string, changeRequestId: string) {
+const ONE_REQUEST = '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}';
+
+interface RequestPath {
+  readonly serviceId: string;
+  readonly versionId: string;
+  readonly changeRequestId: string;
+}
+
+/** Applies an approved request: `{}` sets its values at once, `{ rollout }` rolls them out. */
+function applyRequest(path: RequestPath, body: { rollout?: RolloutSettings }): Promise<ChangeRequest> {
+  return unwrap(api.POST(`${ONE_REQUEST}/apply`, { params: { path }, body }));
+}
+
+/** After a step, taken or refused: the list read again; applied, the histories gain records (the live stream brings the values). */
+function useAfterStep(serviceId: string, versionId: string) {
   const refresh = useRefreshRequests(serviceId, versionId);
   const queryClient = useQueryClient();
+  return (step: ChangeRequestStep) => {
+    void refresh();
+    if (step === 'apply') {
+      void queryClient.invalidateQueries({ queryKey: [...queryKeys.versions.detail(serviceId, versionId), 'history'] });
+    }
+  };
+}
+
+/** Approve, apply, reject or withdraw one change request; a refusal (403, 409 stale…) refreshes the list too. */
+export function useChangeRequestStep(serviceId: string, versionId: string, changeRequestId: string) {
+  const afterStep = useAfterStep(serviceId, versionId);
   return useMutation({
     mutationFn: (step: ChangeRequestStep): Promise<ChangeRequest> => {
-      const params = { params: { path: { serviceId, versionId, changeRequestId } } };
-      const base = '/api/configversions/{serviceId}/{versionId}/changerequests/{changeRequestId}';
+      const path = { serviceId, versionId, changeRequestId };
+      const params = { params: { path } };
       switch (step) {
         case 'approve':
-          return unwrap(api.POST(`${base}/approve`, params));
+          return unwrap(api.POST(`${ONE_REQUEST}/approve`, params));
         case 'apply':
-          return unwrap(api.POST(`${base}/apply`, { ...params, body: {} }));
+          return applyRequest(path, {});
         case 'reject':
-          return unwrap(api.POST(`${base}/reject`, params));
+          return unwrap(api.POST(`${ONE_REQUEST}/reject`, params));
         case 'withdraw':
-          return unwrap(api.POST(`${base}/withdraw`, params));
+          return unwrap(api.POST(`${ONE_REQUEST}/withdraw`, params));
       }
     },
-    onSettled: (_data, _error, step) => {
-      void refresh();
-      // Applied: the histories gain records (the live stream brings the values).
-      if (step === 'apply') {
-        void queryClient.invalidateQueries({
-          queryKey: [...queryKeys.versions.detail(serviceId, versionId), 'history'],
-        });
-      }
+    onSettled: (_data, _error, step) => afterStep(step),
+  });
+}
+
+/**
+ * Applies an approved request as a rollout (docs/rollouts.md, "Protected versions"): its approved
+ * values reach the instances step by step. The Rollouts panel is read again, so it shows the new one
+ * (or, on a refusal, the rollout that holds an entry).
+ */
+export function useApplyAsRollout(serviceId: string, versionId: string, changeRequestId: string) {
+  const afterStep = useAfterStep(serviceId, versionId);
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (rollout: RolloutSettings) => applyRequest({ serviceId, versionId, changeRequestId }, { rollout }),
+    onSettled: () => {
+      afterStep('apply');
+      void queryClient.invalidateQueries({ queryKey: queryKeys.versions.rollouts(serviceId, versionId), exact: true });
     },
   });
 }

@@ -4,8 +4,8 @@ import {
   durationWords,
   parseDuration,
   parseSteps,
-  rolloutBody,
   rolloutRules,
+  rolloutSettings,
 } from './rollout-settings';
 
 const local = (ms: number) => {
@@ -55,10 +55,8 @@ describe('the settings of Roll out…', () => {
     expect(rolloutRules.disconnectedShare?.('101', DEFAULT_ROLLOUT)).toBe('A share above 0, at most 100 %');
   });
 
-  it('makes the body of POST …/rollouts: the defaults, labels to match and a start time', () => {
-    const changes = [{ id: 'e1', rawValue: '45', generation: 3 }];
-    expect(rolloutBody(DEFAULT_ROLLOUT, [], changes)).toEqual({
-      changes,
+  it('makes the settings the server takes: the defaults, labels to match and a start time', () => {
+    expect(rolloutSettings(DEFAULT_ROLLOUT, [])).toEqual({
       steps: [10, 50, 100],
       stepSeconds: 60,
       bakeSeconds: 300,
@@ -67,10 +65,9 @@ describe('the settings of Roll out…', () => {
       rollback: { disconnectedShare: 0.2 },
     });
     const start = local(Date.now() + 86_400_000);
-    const body = rolloutBody(
+    const body = rolloutSettings(
       { ...DEFAULT_ROLLOUT, steps: '25 100', start: 'at', startAt: start, disconnectedShare: '5' },
       ['region=eu', 'tier=gold'],
-      changes,
     );
     expect(body).toMatchObject({
       steps: [25, 100],

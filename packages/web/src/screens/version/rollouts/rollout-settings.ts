@@ -1,12 +1,12 @@
 import { formatTimeSpan } from '@realtime-config/protocol';
-import type { NewRollout } from '@realtime-config/protocol/rest';
+import type { RolloutSettings } from '@realtime-config/protocol/rest';
 import type { Rules } from '../../../components/use-form-fields';
 import { describeTimeSpan } from '../editors/value-format';
 import { labelsOf } from '../overrides';
 
 /*
- * The settings of `Roll out…` as typed, their rules (the server's, docs/rollouts.md) and the body
- * of POST …/rollouts they make.
+ * The settings of a rollout as typed (`Roll out…`, `Apply as rollout…`), their rules (the server's,
+ * docs/rollouts.md) and the settings they make.
  */
 
 export const MAX_STEPS = 10;
@@ -94,10 +94,12 @@ export const rolloutRules: Rules<RolloutForm> = {
   },
 };
 
-/** The body of POST …/rollouts: the values (each with its generation) and the settings (every rule passed). */
-export function rolloutBody(form: RolloutForm, labels: readonly string[], changes: NewRollout['changes']): NewRollout {
+/**
+ * The settings as the server takes them (every rule passed): with the values, the body of
+ * POST …/rollouts; alone, how an approved change request is applied as a rollout.
+ */
+export function rolloutSettings(form: RolloutForm, labels: readonly string[]): RolloutSettings {
   return {
-    changes,
     steps: parseSteps(form.steps) as number[],
     stepSeconds: parseDuration(form.stepSeconds) ?? 0,
     bakeSeconds: parseDuration(form.bakeSeconds) ?? 0,
