@@ -1,5 +1,6 @@
 import {
   actorOfCaller,
+  DISCONNECTED_REASON,
   EntryWriter,
   isActive,
   notAllowed,
@@ -19,6 +20,7 @@ import type { IdGenerator } from '../../platform/ids.js';
 import { requireFitAndCurrent } from '../entries/index.js';
 import { atStep, ended, nextMove, paused, resumed } from './rollout-progress.js';
 import { requireValidRollout, type RolloutInput } from './rollout-input.js';
+import { heldUntil } from './rollout-receivers.js';
 import { reportRollout, rolloutAudit } from './rollout-records.js';
 
 /** Who moves a rollout on its schedule (steps, completion, an automatic rollback). */
@@ -182,11 +184,23 @@ export class RolloutCommands {
    * is locked and its due time read again inside the write, so when several server instances try
    * at once exactly one moves it; the others find it moved and do nothing. False when it was not due.
    */
-  async advance(rollout: Pick<RolloutRecord, 'id' | 'serviceId' | 'versionId'>): Promise<boolean> {
+  async advance(rollout: Pick<RolloutRecord, 'id' | 'serviceId' | 'versionId'>, graceMicros: number): Promise<boolean> {
     return this.uow.write(async (ctx) => {
       const write = await this.open(ctx, SCHEDULER, rollout.serviceId, rollout.versionId, 'allow');
       const current = await ctx.rollouts.getForUpdate(rollout.versionId, rollout.id);
       if (!current || !isActive(current.status) || current.nextAt === null || current.nextAt > write.now) return false;
+      // Receivers that went away may be a crash: no step, no completion, until it is known; once
+      // they stayed away for the grace time, it rolls back here (the watch would, a moment later).
+      const held = heldUntil(current, graceMicros);
+      if (held !== null && held > write.now) {
+        await ctx.rollouts.update({ ...current, nextAt: held, updatedAt: write.now });
+        return false;
+      }
+      if (held !== null) {
+        await this.rollBack(write, current, DISCONNECTED_REASON);
+        await write.writer.commit();
+        return true;
+      }
       const move = nextMove(current, write.now);
       if (move.kind === 'step') await this.stepTo(write, current, move.rollout);
       else await this.complete(write, current, null);

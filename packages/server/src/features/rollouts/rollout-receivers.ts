@@ -65,3 +65,16 @@ export function disconnectedEnough(rollout: RolloutRecord, now: number, graceMic
   const gone = Object.values(rollout.received.gone).filter((since) => now - since >= graceMicros).length;
   return gone >= 2 && gone >= rollout.rollback.disconnectedShare * received;
 }
+
+/**
+ * While enough receivers are gone to roll the rollout back once they stay away for the grace time,
+ * it takes no step and does not complete: the time (µs) when that grace has passed for enough of
+ * them (the watch then rolls it back, or they came back), or null when nothing holds it. Without
+ * this, a bake shorter than the grace time would complete a change that crashed its instances.
+ */
+export function heldUntil(rollout: RolloutRecord, graceMicros: number): number | null {
+  const since = Object.values(rollout.received.gone).sort((a, b) => a - b);
+  const needed = Math.max(2, Math.ceil(rollout.rollback.disconnectedShare * rollout.received.in.length));
+  if (since.length < needed) return null;
+  return (since[needed - 1] as number) + graceMicros;
+}

@@ -28,7 +28,16 @@ const onDisk = (dir: string): TestDatabase => ({
   drop: async () => rmSync(dir, { recursive: true, force: true }),
 });
 
-type Rollout = { id: string; status: string; step: number; reason: string | null; received: number; gone: number };
+type Rollout = {
+  id: string;
+  status: string;
+  step: number;
+  reason: string | null;
+  received: number;
+  gone: number;
+  nextAt: string | null;
+  stepStartedAt: string | null;
+};
 
 describe.each(databaseKinds)('rollout safety (%s)', (kind) => {
   let server: TestServer;
@@ -169,6 +178,40 @@ describe.each(databaseKinds)('rollout safety (%s)', (kind) => {
       clock.advance(31);
       const rolledBack = await until(id, (r) => r.status === 'rolled_back');
       expect(rolledBack.reason).toBe('instances disconnected after receiving the new values');
+    } finally {
+      for (const s of streams.values()) s.cancel();
+    }
+  });
+
+  it('does not complete a bake shorter than the grace time while its receivers are gone', async () => {
+    const crashy = await entry('Crashy');
+    const ids = Array.from({ length: 6 }, (_, i) => `baked-${i}`);
+    const streams = new Map(ids.map((id) => [id, instanceStream(grpcClient, { serviceId, versionId }, id)]));
+    try {
+      await Promise.all([...streams.values()].map((s) => s.until(() => receivedOf(s, 'Crashy').length === 1)));
+      const created = await admin.post(base(), {
+        changes: [{ id: crashy.id, rawValue: 'crashes-late', generation: crashy.generation }],
+        steps: [100],
+        stepSeconds: 60,
+        bakeSeconds: 5,
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = created.body.id as string;
+      await Promise.all(ids.map((i) => streams.get(i)!.until((s) => receivedOf(s, 'Crashy').length === 2)));
+      for (const i of ids.slice(0, 3)) streams.get(i)!.cancel();
+      await until(id, (r) => r.received === 6 && r.gone === 3);
+      // The bake is over, but three of six are away: it holds instead of completing.
+      clock.advance(6);
+      // Its next move put off to when the grace time has passed for them (30 s after they left).
+      const held = await until(
+        id,
+        (r) => r.nextAt !== null && Date.parse(r.nextAt) - Date.parse(r.stepStartedAt as string) > 20_000,
+      );
+      expect(held.status).toBe('baking');
+      clock.advance(30);
+      const rolledBack = await until(id, (r) => r.status === 'rolled_back');
+      expect(rolledBack.reason).toBe('instances disconnected after receiving the new values');
+      expect(await entry('Crashy')).toMatchObject({ rawValue: crashy.rawValue, generation: crashy.generation + 2 });
     } finally {
       for (const s of streams.values()) s.cancel();
     }

@@ -64,7 +64,7 @@ export class RolloutScheduler {
     if (this.options.readOnly()) return;
     try {
       for (const rollout of await this.uow.read.rollouts.due(this.clock.nowMicros(), BATCH)) {
-        await this.commands.advance(rollout);
+        await this.commands.advance(rollout, this.options.disconnectGraceSeconds * 1_000_000);
       }
       const nowMs = this.clock.nowMicros() / 1000;
       if (nowMs - this.lastWatch >= WATCH_EVERY_MS) {
