@@ -33,6 +33,31 @@ export function grpcHeaders(method: string): http2.OutgoingHttpHeaders {
 }
 
 /**
+ * Who a load generator's subscribers say they are: subscriber `g` (counted over every worker) is
+ * instance `<idPrefix><g>` with the label `<labelKey>=<labelValues[g mod length]>` (x-rc-instance-id,
+ * x-rc-labels), as an SDK with `instanceId` and `labels` sends them.
+ */
+export interface SubscriberIdentity {
+  readonly idPrefix: string;
+  readonly labelKey: string;
+  readonly labelValues: readonly string[];
+}
+
+export const instanceIdOf = (identity: SubscriberIdentity, g: number): string => `${identity.idPrefix}${g}`;
+
+export const labelOf = (identity: SubscriberIdentity, g: number): string =>
+  identity.labelValues[g % identity.labelValues.length] ?? '';
+
+/** The request headers of subscriber `g`'s call: grpcHeaders plus its instance id and label. */
+export function instanceHeaders(method: string, identity: SubscriberIdentity, g: number): http2.OutgoingHttpHeaders {
+  return {
+    ...grpcHeaders(method),
+    'x-rc-instance-id': instanceIdOf(identity, g),
+    'x-rc-labels': `${encodeURIComponent(identity.labelKey)}=${encodeURIComponent(labelOf(identity, g))}`,
+  };
+}
+
+/**
  * Splits a stream's DATA chunks into whole gRPC frames (a chunk may hold several frames or part
  * of one). Frames are returned as views of the chunk when they lie inside it.
  */

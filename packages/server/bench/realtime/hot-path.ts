@@ -17,42 +17,25 @@
  * pg-write.ts. Prints the figures; asserts nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Client } from 'undici';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, rssBytes, runMain, sleep } from './common.js';
 import { figures, singleSetter, timeCalls, type Figures } from './rest-timing.js';
 import { startEtcd, type EtcdBaseline } from './etcd-baseline.js';
+import {
+  connectRedis,
+  publishChange,
+  redisPid,
+  redisUrl as defaultRedisUrl,
+  roomForClients,
+} from './redis-baseline.js';
 import { RestClient, sqliteDatabase, startServer, type ServerProcess } from './server.js';
 import { SubscriberPool } from './subscriber-pool.js';
 
 const KEY = 'Bench:Seq';
-const REDIS_CHANNEL = 'rc-bench:changes'; // what redis-worker.ts subscribes to
 
 function ratio(ours: number, baseline: number | undefined): string {
   return baseline === undefined || !(baseline > 0) ? '–' : `${fixed(ours / baseline, 1)}×`;
-}
-
-/**
- * Redis refuses clients beyond `maxclients` (10,000 by default): raised for the run when the
- * subscribers would not fit, and put back afterwards.
- */
-async function roomForClients(redis: Redis, subscribers: number): Promise<(() => Promise<void>) | undefined> {
-  const [, current = '0'] = (await redis.config('GET', 'maxclients')) as string[];
-  if (Number(current) >= subscribers + 100) return undefined;
-  await redis.config('SET', 'maxclients', String(subscribers + 100));
-  return async () => void (await redis.config('SET', 'maxclients', current));
-}
-
-async function connectRedis(url: string): Promise<Redis | null> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-    return redis;
-  } catch {
-    redis.disconnect();
-    return null;
-  }
 }
 
 async function restFigures(server: ServerProcess, rest: RestClient, redis: Redis | null) {
@@ -124,12 +107,7 @@ async function fanout(
   const maxChanges = warmUp + changes;
   const { set, ids } = await singleSetter(rest);
   const [serviceId = '', versionId = ''] = ids;
-  const pid =
-    kind === 'ours'
-      ? server.pid
-      : kind === 'etcd'
-        ? etcd!.pid
-        : Number(/process_id:(\d+)/.exec((await redis!.info('server')) ?? '')?.[1] ?? NaN);
+  const pid = kind === 'ours' ? server.pid : kind === 'etcd' ? etcd!.pid : await redisPid(redis!);
   const restoreLimit = kind === 'redis' ? await roomForClients(redis!, subscribers) : undefined;
   await sleep(1000);
   const rssBefore = rssBytes(pid);
@@ -153,7 +131,7 @@ async function fanout(
   for (let seq = 0; seq < maxChanges; seq++) {
     const value = `change-${seq}`;
     sentAt[seq] = nowMs();
-    if (kind === 'redis') await redis!.multi().set('rc-bench:value', value).publish(REDIS_CHANNEL, value).exec();
+    if (kind === 'redis') await publishChange(redis!, value);
     else if (kind === 'etcd') await etcd!.put(KEY, value);
     else await set(value);
     answeredAt[seq] = nowMs();
@@ -182,7 +160,7 @@ runMain(async () => {
   const args = parseArgs(process.argv.slice(2));
   const sizes = (args.get('sizes') ?? process.env.BENCH_HOT_SIZES ?? '1,100,1000,10000').split(',').map(Number);
   const changes = Number(args.get('changes') ?? 50);
-  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisUrl = defaultRedisUrl();
   log(`Hot-path benchmark: subscribers ${sizes.join(', ')}, ${changes} changes each\n${machine()}`);
 
   const server = await startServer({

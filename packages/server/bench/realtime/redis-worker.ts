@@ -5,11 +5,10 @@
 import { Redis } from 'ioredis';
 import { nowMs } from './common.js';
 import { Receipts } from './receipts.js';
+import { REDIS_CHANNEL } from './redis-baseline.js';
 import type { SubscriberStart } from './subscriber-worker.js';
 import { exitWithParent, sendToParent } from './worker-process.js';
 
-/** The channel sdk.ts publishes to. */
-const REDIS_CHANNEL = 'rc-bench:changes';
 const connections: Redis[] = [];
 
 exitWithParent(() => {

@@ -11,14 +11,13 @@
  * runs only when 127.0.0.1:6379 (BENCH_REDIS_URL) answers. Prints the figures; asserts nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, percentile, runMain, sleep } from './common.js';
+import { connectRedis, publishChange, redisUrl as defaultRedisUrl } from './redis-baseline.js';
 import { RestClient, sqliteDatabase, startServer } from './server.js';
 import { SubscriberPool } from './subscriber-pool.js';
 
 const KEY = 'Bench:Seq';
 const VERSION = '1.0.0'; // what sdk-worker.ts connects to
-const REDIS_CHANNEL = 'rc-bench:changes'; // what redis-worker.ts subscribes to
 const MiB = 2 ** 20;
 
 interface Scenario {
@@ -43,18 +42,10 @@ interface Row {
 
 /** SET + PUBLISH as one MULTI, or null when no Redis answers. */
 async function redisWriter(url: string): Promise<((value: string) => Promise<void>) | null> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch {
-    redis.disconnect();
-    return null;
-  }
+  const redis = await connectRedis(url);
+  if (!redis) return null;
   process.once('exit', () => redis.disconnect());
-  return async (value) => {
-    await redis.multi().set('rc-bench:value', value).publish(REDIS_CHANNEL, value).exec();
-  };
+  return (value) => publishChange(redis, value);
 }
 
 runMain(async () => {
@@ -63,7 +54,7 @@ runMain(async () => {
   const many = Number(args.get('clients') ?? process.env.BENCH_SDK_CLIENTS ?? 1000);
   const workers = Number(args.get('workers') ?? 4);
   const warmUp = 5;
-  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisUrl = defaultRedisUrl();
   log(`SDK benchmark: ${changes} changes, 1 and ${many} clients\n${machine()}`);
 
   const server = await startServer({

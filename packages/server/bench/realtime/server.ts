@@ -210,6 +210,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   const running = () => child.exitCode === null && child.signalCode === null;
 
   let stopped = false;
+  let killed = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
@@ -247,6 +248,11 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // Ready: a server that ends on its own from here on says why: its exit status and the end of what it wrote.
+  child.once('exit', (code, signal) => {
+    if (stopped || killed) return;
+    log(`server ${options.name} exited (code ${code}, signal ${signal}); its last output:\n${output.slice(-5000)}`);
+  });
   if (child.pid === undefined) throw new Error('no pid');
   return {
     name: options.name,
@@ -258,6 +264,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     memoryAfterGc,
     stop,
     async kill() {
+      killed = true;
       if (running()) child.kill('SIGKILL');
       await exited;
       await stop();

@@ -3,14 +3,17 @@
  * "every subscriber has change seq", and the receipts at the end.
  */
 import { log } from './common.js';
+import type { SubscriberIdentity } from './grpc-wire.js';
 import type { SubscriberStart, SubscriberWorkerMessage } from './subscriber-worker.js';
 import { WorkerProcess } from './worker-process.js';
 
 type Report = Extract<SubscriberWorkerMessage, { type: 'report' }>;
 
-export interface PoolOptions extends Omit<SubscriberStart, 'type' | 'subscribers' | 'concurrency'> {
+export interface PoolOptions extends Omit<SubscriberStart, 'type' | 'subscribers' | 'concurrency' | 'identity'> {
   readonly subscribers: number;
   readonly workers: number;
+  /** Instance ids and labels the streams declare (raw gRPC subscribers only); subscriber g is the g-th over the workers in order. */
+  readonly identity?: SubscriberIdentity;
   /** Connections each worker opens at once (default 50). */
   readonly openConcurrency?: number;
   readonly tag: string;
@@ -68,6 +71,7 @@ export class SubscriberPool {
     );
     await Promise.all(workers.map((w) => w.waitFor('alive', 60_000)));
     const readyAll = workers.map((w) => w.waitFor('ready', 120_000 + options.subscribers * 20));
+    let first = 0;
     workers.forEach((worker, w) => {
       const share = Math.floor(options.subscribers / workerCount) + (w < options.subscribers % workerCount ? 1 : 0);
       const start: SubscriberStart = {
@@ -80,7 +84,9 @@ export class SubscriberPool {
         subscribers: share,
         maxChanges: options.maxChanges,
         concurrency: options.openConcurrency ?? 50,
+        ...(options.identity ? { identity: { ...options.identity, first } } : {}),
       };
+      first += share;
       worker.send({ ...start });
     });
     const ready = await Promise.all(readyAll);

@@ -10,7 +10,16 @@
  */
 import { nowMs } from './common.js';
 import { Receipts } from './receipts.js';
-import { ChangeDecoder, FrameReader, WorkerSessions, connectH2c, grpcHeaders, subscribeRequest } from './grpc-wire.js';
+import {
+  ChangeDecoder,
+  FrameReader,
+  WorkerSessions,
+  connectH2c,
+  grpcHeaders,
+  instanceHeaders,
+  subscribeRequest,
+  type SubscriberIdentity,
+} from './grpc-wire.js';
 import { sendToParent } from './worker-process.js';
 
 export interface SubscriberStart {
@@ -26,6 +35,8 @@ export interface SubscriberStart {
   readonly maxChanges: number;
   /** Connections being opened at once. */
   readonly concurrency: number;
+  /** Instance ids and labels the streams declare, this worker's first being subscriber `first`; none when absent. */
+  readonly identity?: SubscriberIdentity & { readonly first: number };
 }
 
 export type SubscriberWorkerMessage =
@@ -82,7 +93,10 @@ async function start(options: SubscriberStart): Promise<void> {
     new Promise((resolve) => {
       const session = connectH2c(options.url);
       workerSessions.sessions[i] = session;
-      const stream = session.request(grpcHeaders('StartSubscribe'));
+      const { identity } = options;
+      const stream = session.request(
+        identity ? instanceHeaders('StartSubscribe', identity, identity.first + i) : grpcHeaders('StartSubscribe'),
+      );
       const reader = new FrameReader();
       let settled = false;
       const fail = (why: string) => {
