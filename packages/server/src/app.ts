@@ -167,8 +167,7 @@ export async function composeApp(
   const rollouts = new RolloutCommands(uow, clock, ids, config.versions);
   const rolloutScheduler = new RolloutScheduler(uow, rollouts, clock, {
     ...config.rollouts,
-    connected: async (versionId) =>
-      (await presence.summary(versionId, { secrets: 0, public: 0 }, MAX_WATCHED_STREAMS)).streams,
+    connected: (versionId) => presence.members(versionId, MAX_WATCHED_STREAMS),
     closedSince: (versionId, since) => presence.closedSince(versionId, since),
     readOnly: () => role.follower || !lifecycle.started || lifecycle.shuttingDown,
     logger,

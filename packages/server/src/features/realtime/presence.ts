@@ -198,6 +198,25 @@ export class StreamPresence {
     return { streams, total, upToDate };
   }
 
+  /**
+   * Who is connected to a version, on every server instance: each open stream's instance id and
+   * labels, unsorted — lighter than `summary` for a watcher that looks every few seconds.
+   */
+  async members(versionId: string, limit: number): Promise<Array<Pick<FleetStream, 'instanceId' | 'labels'>>> {
+    const members: Array<Pick<FleetStream, 'instanceId' | 'labels'>> = [];
+    for (const stream of this.versions.get(versionId) ?? []) {
+      if (members.length >= limit) break;
+      members.push(stream.client);
+    }
+    const { store, serverInstance } = this.options;
+    if (store && members.length < limit) {
+      members.push(
+        ...(await store.listVersion(versionId, PRESENCE_EXPIRY_MS * 1000, serverInstance, limit - members.length)),
+      );
+    }
+    return members;
+  }
+
   private viewOf(stream: PresentStream): FleetStream {
     const { client } = stream;
     return {

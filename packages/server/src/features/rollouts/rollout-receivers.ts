@@ -7,6 +7,30 @@ export interface ConnectedInstance {
   readonly labels: ReadonlyArray<readonly [string, string]>;
 }
 
+const NO_LABELS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * The instances judged out of each rollout at its current share, kept between looks so each is
+ * hashed once per step, not once per look; forgotten when the share (or the rollout) changes.
+ */
+export class OutJudged {
+  private readonly byRollout = new Map<string, { percent: number; out: Set<string> }>();
+
+  of(slot: { readonly id: string; readonly percent: number }): Set<string> {
+    let kept = this.byRollout.get(slot.id);
+    if (!kept || kept.percent !== slot.percent) {
+      kept = { percent: slot.percent, out: new Set() };
+      this.byRollout.set(slot.id, kept);
+    }
+    return kept.out;
+  }
+
+  /** Keeps only the rollouts still watched. */
+  keep(ids: ReadonlySet<string>): void {
+    for (const id of this.byRollout.keys()) if (!ids.has(id)) this.byRollout.delete(id);
+  }
+}
+
 /** A stream that closed since the rollout started (it may have lived between two looks). */
 export interface ClosedInstance {
   readonly instanceId: string;
@@ -26,14 +50,24 @@ export function watchedReceivers(
   connected: readonly ConnectedInstance[],
   closed: readonly ClosedInstance[],
   now: number,
+  judged: OutJudged = new OutJudged(),
 ): RolloutReceivers | null {
   const slot = slotOf(rollout, rollout.changes[0] as RolloutRecord['changes'][number]);
   const present = new Set<string>();
   const received = new Set(rollout.received.in);
   const closedAt = new Map<string, number>();
+  const out = judged.of(slot);
+  const byLabels = Object.keys(slot.match).length > 0;
   let changed = false;
   const join = (instanceId: string, labels: ReadonlyArray<readonly [string, string]>) => {
-    if (received.has(instanceId) || !inRollout(slot, { instanceId, labels: new Map(labels) })) return;
+    if (received.has(instanceId)) return;
+    // Who is out stays out at this step (the hash of an id does not change): judged once.
+    const key = byLabels ? `${instanceId}\n${labels.join('\n')}` : instanceId;
+    if (out.has(key)) return;
+    if (!inRollout(slot, { instanceId, labels: byLabels ? new Map(labels) : NO_LABELS })) {
+      out.add(key);
+      return;
+    }
     received.add(instanceId);
     changed = true;
   };

@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { RolloutCommands } from './rollout-commands.js';
 import {
   disconnectedEnough,
+  OutJudged,
   watchedReceivers,
   type ClosedInstance,
   type ConnectedInstance,
@@ -24,8 +25,11 @@ export interface RolloutSchedulerOptions {
 
 /** Rollouts moved per tick, at most; the rest wait for the next. */
 const BATCH = 50;
-/** The receivers are watched at most this often (listing a fleet's streams is not free). */
-const WATCH_EVERY_MS = 1000;
+/**
+ * The receivers are watched at most this often: listing a fleet's streams is not free, and other
+ * server instances' streams reach the presence table every 2 s anyway.
+ */
+const WATCH_EVERY_MS = 2000;
 
 /**
  * Moves rollouts on their schedule (docs/rollouts.md). Every server instance runs one; each move
@@ -37,6 +41,8 @@ export class RolloutScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private lastWatch = 0;
+  /** Instances judged out of each watched rollout at its step: hashed once, not at every look. */
+  private readonly judged = new OutJudged();
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -69,7 +75,9 @@ export class RolloutScheduler {
       const nowMs = this.clock.nowMicros() / 1000;
       if (nowMs - this.lastWatch >= WATCH_EVERY_MS) {
         this.lastWatch = nowMs;
-        for (const rollout of await this.uow.read.rollouts.watched(BATCH)) await this.watch(rollout);
+        const watched = await this.uow.read.rollouts.watched(BATCH);
+        this.judged.keep(new Set(watched.map((r) => r.id)));
+        for (const rollout of watched) await this.watch(rollout);
       }
     } catch (error) {
       this.options.logger.warn({ err: error }, 'moving rollouts failed; the next tick tries again');
@@ -88,7 +96,7 @@ export class RolloutScheduler {
       const now = this.clock.nowMicros();
       const locked = await ctx.rollouts.getForUpdate(rollout.versionId, rollout.id);
       if (!locked || (locked.status !== 'running' && locked.status !== 'baking')) return null;
-      const received = watchedReceivers(locked, connected, closed, now);
+      const received = watchedReceivers(locked, connected, closed, now, this.judged);
       if (received) await ctx.rollouts.setReceived(locked.id, received);
       return received ? { ...locked, received } : locked;
     });
