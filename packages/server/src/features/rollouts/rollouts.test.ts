@@ -148,7 +148,7 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
     const upToDate = async () =>
       ((await admin.get(`/api/configversions/${serviceId}/${versionId}/instances`)).body as { upToDate: number })
         .upToDate;
-    for (let i = 0; i < 200 && (await upToDate()) < 40; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 800 && (await upToDate()) < 40; i++) await new Promise((r) => setTimeout(r, 25));
     expect(await upToDate()).toBe(40);
     await expectMembership(50);
     clock.advance(60);
