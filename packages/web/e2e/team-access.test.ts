@@ -173,10 +173,10 @@ describe('team access in the console: roles, protected versions, change requests
     const theirs = request(owner, 'Longer payment timeout');
     await expectVisible(theirs.getByRole('row', { name: /Payments:TimeoutSeconds.*30.*45/ }));
     await expectVisible(theirs.getByText('by erin'));
-    expect(await theirs.getByRole('button', { name: 'Apply' }).count()).toBe(0);
+    expect(await theirs.getByRole('button', { name: 'Apply', exact: true }).count()).toBe(0);
     await theirs.getByRole('button', { name: 'Approve' }).click();
     await expectVisible(theirs.getByText('1 of 1 approval (olga)'));
-    await theirs.getByRole('button', { name: 'Apply' }).click();
+    await theirs.getByRole('button', { name: 'Apply', exact: true }).click();
     // Applied: the value changed, live in both windows, and the request left the open list.
     await expectValue(owner.getByLabel('Payments:TimeoutSeconds'), '45');
     await expectValue(editor.getByLabel('Payments:TimeoutSeconds'), '45');
@@ -208,12 +208,12 @@ describe('team access in the console: roles, protected versions, change requests
     await owner.goto(versionPath());
     for (const title of ['Five retries', 'Nine retries']) {
       await request(owner, title).getByRole('button', { name: 'Approve' }).click();
-      await expectVisible(request(owner, title).getByRole('button', { name: 'Apply' }));
+      await expectVisible(request(owner, title).getByRole('button', { name: 'Apply', exact: true }));
     }
-    await request(owner, 'Five retries').getByRole('button', { name: 'Apply' }).click();
+    await request(owner, 'Five retries').getByRole('button', { name: 'Apply', exact: true }).click();
     await expectValue(owner.getByLabel('Payments:Retries'), '5');
     const late = request(owner, 'Nine retries');
-    await late.getByRole('button', { name: 'Apply' }).click();
+    await late.getByRole('button', { name: 'Apply', exact: true }).click();
     const alert = late.getByRole('alert');
     await expectVisible(alert);
     expect(await alert.textContent()).toMatch(/Payments:Retries/);
@@ -228,7 +228,7 @@ describe('team access in the console: roles, protected versions, change requests
     await expectVisible(mine.getByRole('row', { name: /Payments:Retries.*5.*9/ }));
     await owner.reload();
     await late.getByRole('button', { name: 'Approve' }).click();
-    await late.getByRole('button', { name: 'Apply' }).click();
+    await late.getByRole('button', { name: 'Apply', exact: true }).click();
     await expectValue(owner.getByLabel('Payments:Retries'), '9');
     expect(await stored('Payments:Retries')).toBe('9');
   });
