@@ -85,8 +85,9 @@ export interface RolloutStore {
   /** Every running or baking rollout, oldest first (their receivers are watched). */
   watched(limit: number): Promise<RolloutRecord[]>;
   /**
-   * Active rollouts whose nextAt has come, locked, skipping those another transaction holds
-   * (PostgreSQL: FOR UPDATE SKIP LOCKED): two server instances never advance one together.
+   * Active rollouts whose nextAt has come, oldest due first. Read without a lock: each move locks
+   * its rollout and checks it is still due (RolloutCommands.advance), so two server instances never
+   * take one step together.
    */
   due(nowMicros: number, limit: number): Promise<RolloutRecord[]>;
   update(rollout: RolloutRecord): Promise<void>;

@@ -118,7 +118,6 @@ export function createRolloutStore(db: Kysely<DatabaseSchema>, dialect: Dialect,
         .where('next_at', '<=', nowMicros)
         .orderBy('next_at')
         .limit(limit)
-        .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked())
         .execute();
       return rows.map(record);
     },

@@ -1,4 +1,4 @@
-import { currentPercent, type RolloutRecord } from '../../core/index.js';
+import type { RolloutRecord } from '../../core/index.js';
 
 /**
  * A rollout's schedule (docs/rollouts.md), as pure functions of its record and the time: what the
@@ -52,5 +52,3 @@ export const ended = (
   reason: string | null,
   now: number,
 ): RolloutRecord => ({ ...rollout, status, nextAt: null, updatedAt: now, reason });
-
-export { currentPercent };

@@ -1,4 +1,4 @@
-import type { RolloutRecord } from '../../core/index.js';
+import { currentPercent, type RolloutRecord } from '../../core/index.js';
 import { microsToIso } from '../../platform/clock.js';
 
 /**
@@ -20,7 +20,7 @@ export function rolloutView(r: RolloutRecord) {
     })),
     steps: [...r.steps],
     step: r.step,
-    percent: r.stepStartedAt === null ? 0 : (r.steps[r.step] ?? 0),
+    percent: currentPercent(r),
     stepSeconds: r.stepSeconds,
     bakeSeconds: r.bakeSeconds,
     startAt: microsToIso(r.startAt),
