@@ -2,7 +2,7 @@
  * The driver's side of the subscriber workers: N streams spread over K worker processes, a wait for
  * "every subscriber has change seq", and the receipts at the end.
  */
-import { log } from './common.js';
+import { cpuMs, log } from './common.js';
 import type { SubscriberIdentity } from './grpc-wire.js';
 import type { SubscriberStart, SubscriberWorkerMessage } from './subscriber-worker.js';
 import { WorkerProcess } from './worker-process.js';
@@ -12,7 +12,7 @@ type Report = Extract<SubscriberWorkerMessage, { type: 'report' }>;
 export interface PoolOptions extends Omit<SubscriberStart, 'type' | 'subscribers' | 'concurrency' | 'identity'> {
   readonly subscribers: number;
   readonly workers: number;
-  /** Instance ids and labels the streams declare (raw gRPC subscribers only); subscriber g is the g-th over the workers in order. */
+  /** Instance ids and labels the streams declare (our subscribers, raw or grpc-js); subscriber g is the g-th over the workers in order. */
   readonly identity?: SubscriberIdentity;
   /** Connections each worker opens at once (default 50). */
   readonly openConcurrency?: number;
@@ -99,6 +99,11 @@ export class SubscriberPool {
     );
     if (opened === 0) throw new Error('no stream opened');
     return new SubscriberPool(workers, opened, failed, openSeconds, ready);
+  }
+
+  /** CPU ms the worker processes have used so far. */
+  cpuMs(): number {
+    return this.workers.reduce((sum, w) => sum + (w.pid === undefined ? 0 : cpuMs(w.pid)), 0);
   }
 
   get workerCount(): number {

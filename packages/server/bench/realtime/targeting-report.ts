@@ -31,6 +31,8 @@ export class Timeline {
 export interface Measured {
   seqs: number[];
   cpuMs: number;
+  /** CPU ms of the subscriber processes over the same changes. */
+  subscriberCpuMs: number;
   incomplete: number;
   /** CPU ms per second while idle in the setup, one figure per round. */
   idle: number[];
@@ -65,6 +67,7 @@ export function setupFigures(
     send: { p50: p(afterSend.each, 0.5), p99: p(afterSend.each, 0.99) },
     all: { p50: p(afterAnswer.all, 0.5), p99: p(afterAnswer.all, 0.99) },
     cpuPerChange: measured.cpuMs / measured.seqs.length,
+    subscriberCpuPerChange: measured.subscriberCpuMs / measured.seqs.length,
     idle: measured.idle.reduce((sum, v) => sum + v, 0) / measured.idle.length,
     incomplete: measured.incomplete,
   };
@@ -133,6 +136,7 @@ export function targetingReport(run: {
       'each after the send p50 / p99 ms',
       'every stream p50 / p99 ms',
       'CPU ms per change (server or redis-server)',
+      'subscribers CPU ms per change',
       'idle CPU ms/s',
       'incomplete',
     ],
@@ -143,6 +147,7 @@ export function targetingReport(run: {
       `${fixed(r.send.p50)} / ${fixed(r.send.p99)}`,
       `${fixed(r.all.p50)} / ${fixed(r.all.p99)}`,
       fixed(r.cpuPerChange),
+      fixed(r.subscriberCpuPerChange),
       fixed(r.idle),
       String(r.incomplete),
     ]),

@@ -53,8 +53,14 @@ runMain(async () => {
   const steps = (args.get('steps') ?? '10,50,100').split(',').map(Number);
   const stepSeconds = Number(args.get('step-seconds') ?? 2);
   const gapMs = Number(args.get('gap') ?? 200);
+  // Our subscribers: raw HTTP/2 streams, or grpc-js clients (own connection each, or shared per worker).
+  const client = args.get('client') ?? 'raw';
+  if (!['raw', 'grpc-js', 'grpc-js-shared'].includes(client))
+    throw new Error(`--client: raw, grpc-js or grpc-js-shared`);
   const perRound = Math.ceil(changes / rounds);
-  log(`Targeting: ${subscribers} streams, ${changes} changes per setup in ${rounds} rounds\n${machine()}`);
+  log(
+    `Targeting: ${subscribers} streams (${client} subscribers), ${changes} changes per setup in ${rounds} rounds\n${machine()}`,
+  );
 
   const server = await startServer({
     name: 'A',
@@ -81,7 +87,8 @@ runMain(async () => {
   const open = (kind: 'ours' | 'redis', timeline: Timeline) =>
     SubscriberPool.open({
       tag: kind,
-      script: kind === 'ours' ? './subscriber-worker.ts' : './redis-worker.ts',
+      script:
+        kind === 'redis' ? './redis-worker.ts' : client === 'raw' ? './subscriber-worker.ts' : './grpcjs-worker.ts',
       url: kind === 'ours' ? server.baseUrl : redisUrl(),
       serviceId,
       versionId,
@@ -145,9 +152,9 @@ runMain(async () => {
     generation = updated?.generation ?? generation + 1;
   };
   const measured: Record<Setup, Measured> = {
-    a: { seqs: [], cpuMs: 0, incomplete: 0, idle: [] },
-    b: { seqs: [], cpuMs: 0, incomplete: 0, idle: [] },
-    c: { seqs: [], cpuMs: 0, incomplete: 0, idle: [] },
+    a: { seqs: [], cpuMs: 0, subscriberCpuMs: 0, incomplete: 0, idle: [] },
+    b: { seqs: [], cpuMs: 0, subscriberCpuMs: 0, incomplete: 0, idle: [] },
+    c: { seqs: [], cpuMs: 0, subscriberCpuMs: 0, incomplete: 0, idle: [] },
   };
   const block = async (kind: Setup, count: number, counted: boolean) => {
     const [timeline, onPool, pid] =
@@ -155,6 +162,7 @@ runMain(async () => {
     if (kind !== 'c') generation = await generationOf(x.id);
     if (counted) measured[kind].idle.push(await idleCpu(pid));
     const cpuBefore = cpuMs(pid);
+    const subscribersBefore = onPool.cpuMs();
     const began = nowMs();
     for (let k = 0; k < count; k++) {
       const seq = timeline.next++;
@@ -168,7 +176,10 @@ runMain(async () => {
       }
       await sleep((timeline.answeredAt[seq] ?? 0) + gapMs - nowMs());
     }
-    if (counted) measured[kind].cpuMs += cpuMs(pid) - cpuBefore;
+    if (counted) {
+      measured[kind].cpuMs += cpuMs(pid) - cpuBefore;
+      measured[kind].subscriberCpuMs += onPool.cpuMs() - subscribersBefore;
+    }
     // CLOCK_MONOTONIC, as a --cpu-prof profile's timestamps: windows for cpuprofile-top.ts.
     log(`${kind}: ${count} changes from ${fixed(began, 0)} to ${fixed(nowMs(), 0)} ms (monotonic)`);
   };

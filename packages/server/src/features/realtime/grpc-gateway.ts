@@ -7,6 +7,7 @@ import { createConnectRouter, createContextValues, type Interceptor } from '@con
 import type { ProtocolHandler } from '../../platform/server/request-dispatch.js';
 import { configRpcRoutes, streamOriginKey, type ConfigRpcDependencies } from './config-rpc.js';
 import { serveNativeUnary, type NativeCallOptions } from './native-calls.js';
+import { inTurns } from '../../platform/turns.js';
 import { isNativeGrpc } from './native-grpc.js';
 import { serveNativeSubscribe } from './native-subscribe.js';
 import { streamOriginOf } from './stream-admission.js';
@@ -117,26 +118,32 @@ export function createGrpcGateway(options: GrpcGatewayOptions): GrpcGateway {
 /**
  * Pings every HTTP/2 connection each interval; one whose previous ping is still unanswered is
  * closed. A peer that vanished without closing its connection (power loss, a dropped NAT entry)
- * would otherwise keep an idle stream open forever. One timer for all connections.
+ * would otherwise keep an idle stream open forever. One timer for all connections; a round walks
+ * them a slice per turn of the event loop, so 10,000 pings do not hold back a change's fan-out.
  */
 function createKeepAlive(intervalMs: number) {
   const awaitingPong = new Map<http2.Http2Session, boolean>();
-  const timer = setInterval(() => {
-    for (const [session, waiting] of awaitingPong) {
-      if (session.destroyed || session.closed) continue;
-      if (waiting) {
-        session.destroy();
-        continue;
-      }
-      awaitingPong.set(session, true);
-      try {
-        session.ping((err) => {
-          if (!err && awaitingPong.has(session)) awaitingPong.set(session, false);
-        });
-      } catch {
-        session.destroy();
-      }
+  let walking = false;
+  let stopped = false;
+  const visit = ([session, waiting]: [http2.Http2Session, boolean]) => {
+    if (session.destroyed || session.closed) return;
+    if (waiting) {
+      session.destroy();
+      return;
     }
+    awaitingPong.set(session, true);
+    try {
+      session.ping((err) => {
+        if (!err && awaitingPong.has(session)) awaitingPong.set(session, false);
+      });
+    } catch {
+      session.destroy();
+    }
+  };
+  const timer = setInterval(() => {
+    if (walking) return; // the last round is still going (it takes a turn per slice)
+    walking = true;
+    inTurns(awaitingPong.entries(), { visit, going: () => !stopped, done: () => (walking = false) });
   }, intervalMs);
   timer.unref();
   return {
@@ -145,6 +152,7 @@ function createKeepAlive(intervalMs: number) {
       session.once('close', () => awaitingPong.delete(session));
     },
     stop() {
+      stopped = true;
       clearInterval(timer);
     },
   };

@@ -6,6 +6,7 @@ import {
   type UnitOfWork,
 } from '../../core/index.js';
 import { AppError } from '../../platform/errors.js';
+import { inTurns } from '../../platform/turns.js';
 import { CONSOLE_SDK } from '../../protocol.js';
 import { BackfillReads } from './backfill-reads.js';
 import type { CredentialRechecks, RevokedCode } from './credential-rechecks.js';
@@ -50,6 +51,8 @@ interface VersionChannel {
   readonly stopListening: () => void;
   pending: ChangeNotice[];
   flushScheduled: boolean;
+  /** A burst is still being written out, a slice per turn; the next waits for it. */
+  sending: boolean;
 }
 
 /** The check a stream with credentials repeats while open (see CredentialRechecks). */
@@ -73,6 +76,18 @@ export interface StreamRequest {
   readonly client?: StreamClient;
   /** Its connection and peer address, for the stream limits. */
   readonly origin?: StreamOrigin;
+}
+
+/** One burst of changes as every stream of the version is offered it. */
+interface Burst {
+  readonly notices: ChangeNotice[];
+  /** Timestamps of its first and newest change. */
+  readonly first: number;
+  readonly newest: number;
+  /** The batch of each audience, when it has changes for that audience. */
+  readonly shared: { readonly secrets: EventBatch | undefined; readonly public: EventBatch | undefined };
+  /** A stream's own batch, when an entry of the burst has overrides or a rollout. */
+  readonly batchOf: ((subscriber: Subscriber) => EventBatch | undefined) | null;
 }
 
 export interface SubscriptionMetrics {
@@ -193,6 +208,7 @@ export class Subscriptions {
         subscribers: new Set(),
         pending: [],
         flushScheduled: false,
+        sending: false,
         stopListening: this.hub.subscribe(versionId, (notice) => {
           created.pending.push(notice);
           if (!created.flushScheduled) {
@@ -210,41 +226,72 @@ export class Subscriptions {
 
   private flush(versionId: string, channel: VersionChannel): void {
     channel.flushScheduled = false;
+    // A burst still being written goes out whole first: no stream gets a change before an older one.
+    if (channel.sending || this.channels.get(versionId) !== channel || channel.pending.length === 0) return;
     const notices = channel.pending;
     channel.pending = [];
-    if (this.channels.get(versionId) !== channel || notices.length === 0) return;
+    const burst = this.burstOf(notices);
+    channel.sending = true;
+    let delivered = 0;
+    // A slice per turn of the event loop (platform/turns.ts): the first streams' frames are on the
+    // wire while the next are written. The walk is live: streams opened meanwhile are offered it too.
+    inTurns(channel.subscribers.values(), {
+      going: () => this.channels.get(versionId) === channel, // closed meanwhile: nobody left to send to
+      visit: (subscriber) => (delivered += this.offer(versionId, subscriber, burst)),
+      afterSlice: () => {
+        if (delivered > 0) this.metrics?.onDelivered(delivered);
+        delivered = 0;
+      },
+      done: () => this.burstSent(versionId, channel, notices),
+    });
+  }
 
-    const first = (notices[0] as ChangeNotice).timestamp;
-    const newest = (notices.at(-1) as ChangeNotice).timestamp;
+  /** What every stream of the version is offered for one burst of changes. */
+  private burstOf(notices: ChangeNotice[]): Burst {
     const entries = entriesOf(notices, -Infinity);
     // The common case: one batch, one encoding, for every live subscriber of an audience.
     const all = entries.length > 0 ? new EventBatch(entries) : undefined;
     const shared = { secrets: all?.for('secrets') ?? undefined, public: all?.for('public') ?? undefined };
-    // With overrides, streams whose instances resolve alike share a batch, encoded once per group.
-    const batchOf = anyTargeted(entries) ? targetedBatches(entries, shared) : null;
-    let delivered = 0;
-    for (const subscriber of channel.subscribers) {
-      if (subscriber.buffered) {
-        subscriber.buffered.push(...notices);
-      } else if (subscriber.lastTimestamp >= first) {
-        this.deliverTo(versionId, subscriber, notices); // just caught up: some of these it has
-      } else {
-        subscriber.lastTimestamp = newest;
-        const batch = batchOf ? batchOf(subscriber) : shared[subscriber.audience];
-        if (!batch) {
-          // Changes its audience receives, but none it lacks (a rollout's step that leaves its
-          // instance out): it has them as much as if they were sent, so it counts up to date.
-          if (subscriber.presence && shared[subscriber.audience]) subscriber.presence.lastEvent = newest;
-          continue;
-        }
-        if (subscriber.sink.deliver(batch)) {
-          delivered += batch.entries.length;
-          if (subscriber.presence) subscriber.presence.lastEvent = newest;
-        } else this.drop(versionId, subscriber);
-      }
-    }
-    if (delivered > 0) this.metrics?.onDelivered(delivered);
+    return {
+      notices,
+      first: (notices[0] as ChangeNotice).timestamp,
+      newest: (notices.at(-1) as ChangeNotice).timestamp,
+      shared,
+      // With overrides, streams whose instances resolve alike share a batch, encoded once per group.
+      batchOf: anyTargeted(entries) ? targetedBatches(entries, shared) : null,
+    };
+  }
 
+  /** Offers one stream a burst; returns the entries delivered to it. */
+  private offer(versionId: string, subscriber: Subscriber, burst: Burst): number {
+    const { notices, first, newest, shared, batchOf } = burst;
+    if (subscriber.buffered) {
+      subscriber.buffered.push(...notices);
+      return 0;
+    }
+    if (subscriber.lastTimestamp >= first) {
+      this.deliverTo(versionId, subscriber, notices); // just caught up: some of these it has
+      return 0;
+    }
+    subscriber.lastTimestamp = newest;
+    const batch = batchOf ? batchOf(subscriber) : shared[subscriber.audience];
+    if (!batch) {
+      // Changes its audience receives, but none it lacks (a rollout's step that leaves its
+      // instance out): it has them as much as if they were sent, so it counts up to date.
+      if (subscriber.presence && shared[subscriber.audience]) subscriber.presence.lastEvent = newest;
+      return 0;
+    }
+    if (!subscriber.sink.deliver(batch)) {
+      this.drop(versionId, subscriber);
+      return 0;
+    }
+    if (subscriber.presence) subscriber.presence.lastEvent = newest;
+    return batch.entries.length;
+  }
+
+  /** Once every stream was offered the burst: a deleted version ends its streams; the next burst goes. */
+  private burstSent(versionId: string, channel: VersionChannel, notices: readonly ChangeNotice[]): void {
+    channel.sending = false;
     if (notices.some((n) => n.kind === 'version-deleted')) {
       for (const subscriber of channel.subscribers) {
         if (subscriber.buffered) continue; // still reading its backfill: ends when it goes live
@@ -253,6 +300,10 @@ export class Subscriptions {
         channel.subscribers.delete(subscriber);
       }
       if (channel.subscribers.size === 0) this.removeChannel(versionId, channel);
+    }
+    if (channel.pending.length > 0 && !channel.flushScheduled && this.channels.get(versionId) === channel) {
+      channel.flushScheduled = true;
+      setImmediate(() => this.flush(versionId, channel));
     }
   }
 
