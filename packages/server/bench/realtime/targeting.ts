@@ -15,6 +15,7 @@
  *
  *   node --import tsx packages/server/bench/realtime/targeting.ts [--subscribers 10000] [--changes 30]
  *     [--rounds 3] [--workers 4] [--rollouts 3] [--steps 10,50,100] [--step-seconds 2] [--gap 200]
+ *     [--client raw|grpc-js] [--idle-seconds 3]
  *
  * One server (the built JavaScript, SQLite file, Rollouts:TickMilliseconds at its default). Redis is
  * skipped with a message when nothing answers at 127.0.0.1:6379 (BENCH_REDIS_URL). Prints Markdown
@@ -35,7 +36,6 @@ const KEY = 'Bench:Seq';
 const REGIONS = ['eu', 'us', 'ap', 'sa', 'af'];
 const IDENTITY: SubscriberIdentity = { idPrefix: 'inst-', labelKey: 'region', labelValues: REGIONS };
 const WARM_UP = 5;
-const IDLE_MS = 3000;
 
 const loadNow = () =>
   os
@@ -53,6 +53,8 @@ runMain(async () => {
   const steps = (args.get('steps') ?? '10,50,100').split(',').map(Number);
   const stepSeconds = Number(args.get('step-seconds') ?? 2);
   const gapMs = Number(args.get('gap') ?? 200);
+  // CPU with nothing changing is measured over this window before each round of each setup.
+  const idleMs = Number(args.get('idle-seconds') ?? 3) * 1000;
   // Our subscribers: raw HTTP/2 streams, or grpc-js clients (own connection each, or shared per worker).
   const client = args.get('client') ?? 'raw';
   if (!['raw', 'grpc-js', 'grpc-js-shared'].includes(client))
@@ -139,7 +141,7 @@ runMain(async () => {
   /** CPU time the server (or redis-server) spends per second with nothing changing. */
   const idleCpu = async (pid: number) => {
     const [before, at] = [cpuMs(pid), nowMs()];
-    await sleep(IDLE_MS);
+    await sleep(idleMs);
     return ((cpuMs(pid) - before) * 1000) / (nowMs() - at);
   };
 

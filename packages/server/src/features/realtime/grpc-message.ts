@@ -15,10 +15,15 @@ export function encodeGrpcMessage(message: string): string {
   return out;
 }
 
-/** Prefixes a message with the gRPC frame header: flag 0 (not compressed), 4-byte big-endian length. */
-export function grpcFrame(message: Uint8Array): Uint8Array {
-  const frame = new Uint8Array(5 + message.length);
-  new DataView(frame.buffer).setUint32(1, message.length);
+/**
+ * Prefixes a message with the gRPC frame header: flag 0 (not compressed), 4-byte big-endian length.
+ * A Buffer, which a stream writes as it is (a plain Uint8Array is wrapped in a new Buffer at every
+ * write, which a fan-out repeats for each of thousands of streams).
+ */
+export function grpcFrame(message: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafeSlow(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
   frame.set(message, 5);
   return frame;
 }
