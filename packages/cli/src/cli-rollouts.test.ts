@@ -56,6 +56,9 @@ describe.each(oneDatabaseKind)('the CLI and rollouts on %s', (kind) => {
     const set = await operator.run(['set', 'shop', '1.0', 'Timeout=60']);
     expect(set.code).toBe(EXIT.conflict);
     expect(set.stderr).toContain(`rollout ${id}`);
+    // Reading again would not help: the message says how to see the rollout instead.
+    expect(set.stderr).toContain(`realtime-config rollout status -s <service> -v <version> ${id}`);
+    expect(set.stderr).not.toContain('Read it again');
 
     const paused = await operator.run(['rollout', 'pause', ...at, id]);
     expect(paused.stdout).toContain('paused at 10 % (step 1 of 3)');

@@ -34,7 +34,8 @@ function unreachable(server: string): Middleware {
 /**
  * The data of a successful answer. Any other answer throws a CliError with the server's detail, its
  * field errors and the exit code of the status. A 409 ends with `conflictHint` (by default: read
- * again and retry), for conflicts that reading again does not resolve.
+ * again and retry; another for conflicts that reading again does not resolve), or, when a running
+ * rollout holds the entry, with how to see that rollout.
  */
 export async function unwrap<T>(
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
@@ -44,7 +45,15 @@ export async function unwrap<T>(
   if (response.ok) return data as T;
   const { status } = response;
   const problem = problemOf(error);
-  const hint = status === 401 ? ' Sign in with `realtime-config login`.' : status === 409 ? ` ${conflictHint}` : '';
+  const hint =
+    status === 401
+      ? ' Sign in with `realtime-config login`.'
+      : status !== 409
+        ? ''
+        : problem.rolloutId
+          ? // Held by a running rollout: reading again changes nothing until it ends.
+            ` See it with \`realtime-config rollout status -s <service> -v <version> ${problem.rolloutId}\`.`
+          : ` ${conflictHint}`;
   const message = `${problem.detail ?? problem.title ?? `The server answered ${status}.`}${hint}`;
   throw new CliError(message, exitCodeOfStatus(status), { ...problem.errors, ...violationLines(problem) });
 }

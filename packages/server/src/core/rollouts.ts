@@ -113,8 +113,11 @@ export function slotOf(rollout: RolloutRecord, change: RolloutChange): EntryRoll
 
 /** The refusal of a change of entries a rollout holds; it names the rollout. */
 export function lockedByRollout(entry: Pick<EntryRecord, 'key'>, rolloutId: string): AppError {
-  return AppError.conflict(
+  return new AppError(
+    'CONFLICT',
     `${entry.key} is part of rollout ${rolloutId}, which is still running: promote it, roll it back or wait for it to complete before changing the entry.`,
+    undefined,
+    { metadata: { rolloutId } },
   );
 }
 

@@ -81,6 +81,8 @@ export interface ErrorMetadata {
   readonly retryAfterMs?: number;
   /** The rules a refused write breaks (at most 100): REST answers them as `violations`. */
   readonly violations?: readonly Violation[];
+  /** The running rollout that holds what the refused write would change: REST answers it as `rolloutId`. */
+  readonly rolloutId?: string;
 }
 
 export class AppError extends Error {
@@ -131,10 +133,16 @@ export function grpcMetadataOf(error: AppError): Readonly<Record<string, string>
   return retryAfterMs === undefined ? {} : { 'retry-after-ms': String(Math.max(0, Math.round(retryAfterMs))) };
 }
 
-/** An error's metadata as members of its problem details (REST): `violations`. */
-export function problemMembersOf(error: AppError): { readonly violations?: readonly Violation[] } {
-  const { violations } = error.metadata;
-  return violations === undefined ? {} : { violations };
+/** An error's metadata as members of its problem details (REST): `violations`, `rolloutId`. */
+export function problemMembersOf(error: AppError): {
+  readonly violations?: readonly Violation[];
+  readonly rolloutId?: string;
+} {
+  const { violations, rolloutId } = error.metadata;
+  return {
+    ...(violations === undefined ? {} : { violations }),
+    ...(rolloutId === undefined ? {} : { rolloutId }),
+  };
 }
 
 /**

@@ -6844,6 +6844,8 @@ export interface components {
         keyword: string;
         message: string;
       }[];
+      /** @description A write refused (409) because a running rollout holds the entry: that rollout */
+      rolloutId?: string;
     };
     Me: {
       id: string;

@@ -100,6 +100,7 @@ describe.each(databaseKinds)('rollouts over 40 raw streams (%s)', (kind) => {
     ]);
     expect(locked.status).toBe(409);
     expect(locked.body.detail).toContain(id);
+    expect(locked.body.rolloutId).toBe(id);
 
     const expectMembership = async (percent: number) => {
       await barrier();

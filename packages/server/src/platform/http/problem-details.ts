@@ -19,6 +19,8 @@ export interface ProblemDetails {
   errors?: FieldErrors;
   /** The rules a refused write breaks (entry schemas, outside validators). */
   violations?: readonly Violation[];
+  /** The running rollout holding the entry a refused write would change (409). */
+  rolloutId?: string;
 }
 
 export function problemFor(code: ErrorCode, detail: string, errors?: FieldErrors): ProblemDetails {

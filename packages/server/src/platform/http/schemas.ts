@@ -24,6 +24,11 @@ export const ProblemDetailsSchema = Type.Object(
         { description: 'A refused write: every rule it breaks (at most 100)' },
       ),
     ),
+    rolloutId: Type.Optional(
+      Type.String({
+        description: 'A write refused (409) because a running rollout holds the entry: that rollout',
+      }),
+    ),
   },
   { $id: 'ProblemDetails', description: 'RFC 9457 problem details' },
 );
