@@ -155,6 +155,11 @@ describe.each(oneDatabaseKind)('the CLI and rollouts on %s', (kind) => {
     expect(applied.stdout).toContain('being rolled out');
     const status = await author.run(['rollout', 'status', ...v2]);
     expect(status.stdout).toMatch(/\*\s+\S+\s+running\s+10 %\s+Timeout/);
+    // The request names the rollout it started, and so does the message.
+    const rolloutId = (status.stdout.match(/\*\s+(\S+)\s+running/) ?? [])[1] as string;
+    expect(applied.stdout).toContain(`rollout status -s shop -v 2.0 ${rolloutId}`);
+    const request = await author.run(['--json', 'review', 'show', 'shop', '2.0', id]);
+    expect(JSON.parse(request.stdout)).toMatchObject({ status: 'applied', rolloutId });
     expect(await valueOf('2.0', 'Timeout')).toBe('30');
   });
 });

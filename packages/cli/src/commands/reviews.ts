@@ -210,8 +210,8 @@ export function reviewCommands(program: Command, globals: () => GlobalOptions): 
       );
       ctx.out.result(done, () =>
         asRollout
-          ? `Change request ${done.id} is ${done.status}: its values are being rolled out. ` +
-            `See it: realtime-config rollout status -s ${serviceArg} -v ${versionArg}`
+          ? `Change request ${done.id} is ${done.status}: its values are being rolled out by rollout ${done.rolloutId}. ` +
+            `See it: realtime-config rollout status -s ${serviceArg} -v ${versionArg} ${done.rolloutId}`
           : `Change request ${done.id} is ${done.status}.`,
       );
     });

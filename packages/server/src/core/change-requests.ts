@@ -44,10 +44,12 @@ export interface ChangeRequestRecord {
   /** Everyone who edited it after it was opened: like its author, none of them may approve it. */
   readonly editors: readonly string[];
   readonly approvals: readonly ApprovalRecord[];
+  /** The rollout it started, when it was applied as one (docs/rollouts.md); null otherwise. */
+  readonly rolloutId: string | null;
 }
 
 export interface ChangeRequestStore {
-  insert(request: Omit<ChangeRequestRecord, 'approvals'>): Promise<void>;
+  insert(request: Omit<ChangeRequestRecord, 'approvals' | 'rolloutId'>): Promise<void>;
   /** The request, with the approvals given to its current changes. */
   get(versionId: string, id: string): Promise<ChangeRequestRecord | undefined>;
   /**
@@ -60,7 +62,10 @@ export interface ChangeRequestStore {
   update(
     id: string,
     change: Partial<
-      Pick<ChangeRequestRecord, 'title' | 'description' | 'changes' | 'contentHash' | 'status' | 'closedBy'>
+      Pick<
+        ChangeRequestRecord,
+        'title' | 'description' | 'changes' | 'contentHash' | 'status' | 'closedBy' | 'rolloutId'
+      >
     > & {
       readonly updatedAt: number;
       readonly editors?: readonly string[];

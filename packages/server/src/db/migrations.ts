@@ -4,6 +4,7 @@ import { changeLogTransactionsMigration } from './migrations/change-log-transact
 import { hashedSessionIdsMigration } from './migrations/hashed-session-ids.js';
 import { secretsMigration } from './migrations/secrets.js';
 import { overridesMigration } from './migrations/overrides.js';
+import { rolloutRequestsMigration } from './migrations/rollout-requests.js';
 import { rolloutsMigration } from './migrations/rollouts.js';
 import { presenceServersMigration } from './migrations/presence-servers.js';
 import { reviewAuthorsMigration } from './migrations/review-authors.js';
@@ -378,6 +379,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
         '0017-validation': validationMigration(dialect),
         '0018-overrides': overridesMigration(),
         '0019-rollouts': rolloutsMigration(dialect),
+        '0020-rollout-requests': rolloutRequestsMigration(),
       }),
   };
 }

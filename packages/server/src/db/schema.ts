@@ -180,6 +180,8 @@ export interface ChangeRequestsTable {
   updated_at: number;
   /** JSON array of the user ids that edited it; null when none did (or from before it was kept). */
   editors: string | null;
+  /** The rollout it started, when it was applied as one. */
+  rollout_id: string | null;
 }
 
 export interface ChangeRequestApprovalsTable {

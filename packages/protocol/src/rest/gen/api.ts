@@ -7016,6 +7016,7 @@ export interface components {
        */
       updatedAt: string;
       closedBy: string | null;
+      rolloutId: string | null;
       /** @description Everyone who edited the request after it was opened; like its author, none of them may approve it */
       editors: string[];
       requiredApprovals: number;

@@ -32,6 +32,7 @@ function toRecord(
     closedBy: row.closed_by,
     editors: row.editors === null ? [] : (JSON.parse(row.editors) as string[]),
     approvals,
+    rolloutId: row.rollout_id,
   };
 }
 
@@ -125,6 +126,7 @@ export function createChangeRequestStore(
           ...(change.contentHash !== undefined ? { content_hash: change.contentHash } : {}),
           ...(change.status !== undefined ? { status: change.status } : {}),
           ...(change.closedBy !== undefined ? { closed_by: change.closedBy } : {}),
+          ...(change.rolloutId !== undefined ? { rollout_id: change.rolloutId } : {}),
           ...(change.editors !== undefined ? { editors: JSON.stringify(change.editors) } : {}),
           updated_at: change.updatedAt,
         })

@@ -100,6 +100,7 @@ export class ChangeRequestCommands {
         closedBy: null,
         editors: [],
         approvals: [],
+        rolloutId: null,
       };
       await ctx.changeRequests.insert(request);
       await this.audit(ctx, actorOfCaller(caller), request, 'Created', { after: auditView(viewForAudit(request)) });
@@ -232,17 +233,18 @@ export class ChangeRequestCommands {
         const problem = checkValue(entry.valueType, change.rawValue, entry.enumDefinition);
         if (problem) throw AppError.invalid(`${entry.key} ${problem}.`, { [entry.key]: [problem] });
       }
+      let rolloutId: string | null = null;
       if (rollout) {
         // The approved values, given to the instances step by step rather than at once.
         const changes = request.changes.map(({ id, rawValue, generation }) => ({ id, rawValue, generation }));
-        await this.settings.rollouts.createWithWriter(
+        ({ id: rolloutId } = await this.settings.rollouts.createWithWriter(
           ctx,
           writer,
           actor,
           target,
           { ...rollout, changes },
           changeRequest,
-        );
+        ));
       } else {
         await writer.setValues(
           request.changes.map((change) => ({
@@ -252,10 +254,15 @@ export class ChangeRequestCommands {
         );
       }
       await writer.commit();
-      await ctx.changeRequests.update(id, { status: 'applied', closedBy: actor.userId, updatedAt: writer.timestamp });
+      await ctx.changeRequests.update(id, {
+        status: 'applied',
+        closedBy: actor.userId,
+        updatedAt: writer.timestamp,
+        ...(rolloutId ? { rolloutId } : {}),
+      });
       const after = (await ctx.changeRequests.get(target.versionId, id)) as ChangeRequestRecord;
       await this.audit(ctx, actor, after, 'Applied', {
-        after: { status: 'applied', approvers: counting.map((a) => a.userId) },
+        after: { status: 'applied', approvers: counting.map((a) => a.userId), ...(rolloutId ? { rolloutId } : {}) },
       });
       return { applied: after };
     });

@@ -50,6 +50,9 @@ const ChangeRequestSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     closedBy: Nullable(Type.String()),
+    rolloutId: Nullable(
+      Type.String({ description: 'The rollout it started, when it was applied as one (docs/rollouts.md)' }),
+    ),
     editors: Type.Array(Type.String(), {
       description: 'Everyone who edited the request after it was opened; like its author, none of them may approve it',
     }),
@@ -97,6 +100,7 @@ function viewOf(
     createdAt: microsToIso(r.createdAt),
     updatedAt: microsToIso(r.updatedAt),
     closedBy: r.closedBy,
+    rolloutId: r.rolloutId,
     editors: r.editors,
     requiredApprovals,
     changes: r.changes.map((c) => {

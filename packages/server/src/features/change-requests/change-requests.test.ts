@@ -175,6 +175,7 @@ describe.each(databaseKinds)('protected versions and change requests on %s', (ki
       const applied = await author.post(`${base}/${request.id}/apply`);
       expect(applied.status, applied.text).toBe(200);
       expect(applied.body.status).toBe('applied');
+      expect(applied.body.rolloutId).toBeNull(); // applied as one batch
       expect((await entry('Timeout')).rawValue).toBe('30');
       expect((await entry('Mode')).rawValue).toBe('live');
       // One batch: one stream event with both keys.

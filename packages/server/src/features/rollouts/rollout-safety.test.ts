@@ -277,6 +277,9 @@ describe.each(databaseKinds)('rollout safety (%s)', (kind) => {
 
     const [rollout] = (await admin.get(`${base()}?status=running`)).body as Rollout[];
     expect(rollout).toMatchObject({ status: 'running', step: 0 });
+    // The request names the rollout it started, in the answer and when read again.
+    expect(applied.body.rolloutId).toBe(rollout!.id);
+    expect((await admin.get(`${requests}/${request.body.id}`)).body.rolloutId).toBe(rollout!.id);
     // Not yet the value: instances in at 20 % have it, the entry keeps its own until completion.
     expect(await entry('Reviewed')).toMatchObject({ rawValue: '1', generation: reviewed.generation });
     const promoted = await admin.post(`${base()}/${rollout!.id}/promote`);

@@ -33,6 +33,7 @@ const request = (overrides: Partial<ChangeRequest>): ChangeRequest => ({
   createdAt: '2026-11-26T09:30:00.000000Z',
   updatedAt: '2026-11-26T09:30:00.000000Z',
   closedBy: null,
+  rolloutId: null,
   editors: [],
   requiredApprovals: 1,
   changes: [
@@ -88,6 +89,29 @@ describe('the steps a change request offers', () => {
   it('gives a viewer no step, and a closed request no step at all', () => {
     expect(buttonsOf(request({}), person('vic'), viewer)).toEqual([]);
     expect(buttonsOf(request({ status: 'applied' }), person('olga'), editor)).toEqual([]);
+  });
+
+  it('says where a request applied as a rollout goes on, without the rollout id', () => {
+    const rolledOut = request({
+      status: 'applied',
+      closedBy: 'olga',
+      rolloutId: '4f1c2b9e-0000-4000-8000-000000000001',
+    });
+    renderInTheme(
+      <QueryClientProvider client={new QueryClient()}>
+        <ChangeRequestCard
+          request={rolledOut}
+          serviceId="s1"
+          versionId="v1"
+          me={person('olga')}
+          access={editor}
+          isProtected
+        />
+      </QueryClientProvider>,
+    );
+    const card = screen.getByRole('article', { name: rolledOut.title });
+    expect(card.textContent).toContain('applied as a rollout: its progress is under Rollouts');
+    expect(card.textContent).not.toContain('4f1c2b9e');
   });
 
   it('lets the author edit a request, or base a stale one on current values unless it sets a secret', () => {

@@ -153,6 +153,7 @@ export function ChangeRequestCard({
               {request.requiredApprovals === 1 ? 'approval' : 'approvals'}
               {request.approvals.length > 0 && ` (${request.approvals.map((a) => a.userName ?? a.userId).join(', ')})`}
               {closed && request.closedBy && ` · closed by ${request.closedBy}`}
+              {request.rolloutId && ' · applied as a rollout: its progress is under Rollouts'}
             </Text>
           </Stack>
           {!closed && (

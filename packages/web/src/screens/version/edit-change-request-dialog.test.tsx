@@ -41,6 +41,7 @@ const request: ChangeRequest = {
   createdAt: '2026-11-26T09:30:00.000000Z',
   updatedAt: '2026-11-26T09:30:00.000000Z',
   closedBy: null,
+  rolloutId: null,
   editors: [],
   requiredApprovals: 1,
   changes: [
