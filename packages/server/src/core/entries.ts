@@ -80,6 +80,8 @@ export interface EntryStore {
       isSecret: boolean;
       generation: number;
       changedAt: number;
+      /** The stored value stays as it is (`rawValue` is not written): a secret that cannot be decrypted is never replaced by nothing. */
+      keepValue?: boolean;
     }[],
   ): Promise<void>;
   /** New metadata; `overrides` are written again with it (sealed when the entry is, or turns, secret). */

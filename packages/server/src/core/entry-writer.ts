@@ -8,6 +8,7 @@ import { requireSchema, valuesRefused, violationsOf } from './entry-schemas.js';
 import type { EntryMetadata, EntryRecord, NewEntry } from './entries.js';
 import type { EntryOverride, EntryRollout } from './targeting.js';
 import { lockedByRollout } from './rollouts.js';
+import { unreadableSecret } from './secrets.js';
 import type { Actor } from './identity.js';
 import type { WriteContext } from './stores.js';
 import type { ReportedEntryChange } from './webhooks.js';
@@ -297,11 +298,17 @@ export class EntryWriter {
    * instance that got a new value takes the old one back. Audited on each entry.
    */
   async endRollout(befores: readonly EntryRecord[], outcome: 'completed' | 'rolled_back'): Promise<EntryRecord[]> {
+    if (outcome === 'completed') {
+      // Never completes as "no value": a new value the server cannot decrypt is refused (409).
+      const unreadable = befores.filter((before) => before.rollout?.unreadable).map((before) => before.key);
+      if (unreadable.length > 0) throw unreadableSecret(unreadable);
+    }
     const afters = befores.map((before) => {
       const rollout = before.rollout as EntryRollout;
       return outcome === 'completed'
-        ? nextOf(before, { rawValue: rollout.rawValue, unreadable: rollout.unreadable, rollout: null }, this.timestamp)
-        : nextOf(before, { rollout: null, unreadable: before.unreadable }, this.timestamp, 2);
+        ? nextOf(before, { rawValue: rollout.rawValue, rollout: null }, this.timestamp)
+        : // Rolled back, the entry keeps its value, unreadable or not (writeValues leaves it stored).
+          { ...nextOf(before, { rollout: null }, this.timestamp, 2), unreadable: before.unreadable };
     });
     await this.writeValues(afters);
     const action = outcome === 'completed' ? 'RolloutCompleted' : 'RolloutRolledBack';
@@ -380,6 +387,7 @@ export class EntryWriter {
         isSecret: after.isSecret,
         generation: after.generation,
         changedAt: this.timestamp,
+        ...(after.unreadable ? { keepValue: true } : {}),
       })),
     );
   }

@@ -132,6 +132,7 @@ export {
 export {
   currentPercent,
   DISCONNECTED_REASON,
+  unreadableReason,
   isActive,
   lockedByRollout,
   notAllowed,

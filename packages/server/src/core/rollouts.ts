@@ -128,3 +128,7 @@ export function notAllowed(rollout: RolloutRecord, action: string): AppError {
 
 /** The reason of an automatic rollback. */
 export const DISCONNECTED_REASON = 'instances disconnected after receiving the new values';
+
+/** The reason of an automatic rollback whose new values the server can no longer decrypt. */
+export const unreadableReason = (keys: readonly string[]): string =>
+  `the new value of ${keys.join(', ')} cannot be decrypted with the current master key (Secrets:MasterKeyFile, Secrets:PreviousKeyFiles)`;

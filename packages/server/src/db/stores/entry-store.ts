@@ -243,6 +243,7 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         rollout: storedRollout(cipher, c.rollout, c.isSecret),
         generation: c.generation,
         changed_at: c.changedAt,
+        keep_value: c.keepValue ? 1 : 0,
       }));
       const v = jsonRows(dialect, rows, {
         id: 'text',
@@ -251,8 +252,9 @@ export function createEntryStore(db: Kysely<DatabaseSchema>, dialect: Dialect, c
         rollout: 'text',
         generation: 'integer',
         changed_at: 'bigint',
+        keep_value: 'integer',
       });
-      await sql`update entries set raw_value = v.raw_value, overrides = v.overrides, rollout = v.rollout, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
+      await sql`update entries set raw_value = case when v.keep_value = 1 then entries.raw_value else v.raw_value end, overrides = v.overrides, rollout = v.rollout, generation = v.generation, changed_at = v.changed_at, updated_at = v.changed_at from ${v} where entries.id = v.id`.execute(
         db,
       );
     },

@@ -1,6 +1,7 @@
 import {
   actorOfCaller,
   DISCONNECTED_REASON,
+  unreadableReason,
   EntryWriter,
   isActive,
   notAllowed,
@@ -202,7 +203,11 @@ export class RolloutCommands {
         return true;
       }
       const move = nextMove(current, write.now);
+      // New values the server can no longer decrypt (its master key changed) never complete as
+      // nothing: the rollout rolls back, saying why, and the entries keep their values.
+      const unreadable = current.changes.filter((c) => c.unreadable).map((c) => c.key);
       if (move.kind === 'step') await this.stepTo(write, current, move.rollout);
+      else if (unreadable.length > 0) await this.rollBack(write, current, unreadableReason(unreadable));
       else await this.complete(write, current, null);
       await write.writer.commit();
       return true;

@@ -43,6 +43,8 @@ export class RolloutScheduler {
   private lastWatch = 0;
   /** Instances judged out of each watched rollout at its step: hashed once, not at every look. */
   private readonly judged = new OutJudged();
+  /** Rollouts whose last move failed, with the message logged for it: logged again only when it changes. */
+  private readonly failing = new Map<string, string>();
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -70,7 +72,11 @@ export class RolloutScheduler {
     if (this.options.readOnly()) return;
     try {
       for (const rollout of await this.uow.read.rollouts.due(this.clock.nowMicros(), BATCH)) {
-        await this.commands.advance(rollout, this.options.disconnectGraceSeconds * 1_000_000);
+        // One rollout that cannot move does not keep the others from moving.
+        await this.commands.advance(rollout, this.options.disconnectGraceSeconds * 1_000_000).then(
+          () => this.failing.delete(rollout.id),
+          (error: unknown) => this.failed(rollout.id, error),
+        );
       }
       const nowMs = this.clock.nowMicros() / 1000;
       if (nowMs - this.lastWatch >= WATCH_EVERY_MS) {
@@ -82,6 +88,14 @@ export class RolloutScheduler {
     } catch (error) {
       this.options.logger.warn({ err: error }, 'moving rollouts failed; the next tick tries again');
     }
+  }
+
+  private failed(id: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (this.failing.get(id) === message) return;
+    if (this.failing.size >= 1000) this.failing.clear(); // bounded: at worst, messages are logged again
+    this.failing.set(id, message);
+    this.options.logger.warn({ err: error, rolloutId: id }, 'moving a rollout failed; the next tick tries again');
   }
 
   /**

@@ -99,4 +99,104 @@ describe.each(databaseKinds)('a rollout of a secret (%s)', (kind) => {
       publicStream.cancel();
     }
   });
+  it('never completes a new value it cannot decrypt: promote answers 409, the scheduler rolls back, the entry keeps its value', async () => {
+    const secret = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+      key: 'Altered:Key',
+      valueType: ValueType.STRING,
+      rawValue: 'kept-secret',
+      isSecret: true,
+    });
+    expect(secret.status, secret.text).toBe(201);
+    const rollouts = `/api/configversions/${serviceId}/${versionId}/rollouts`;
+    const created = await admin.post(rollouts, {
+      changes: [{ id: secret.body.id, rawValue: 'new-secret', generation: secret.body.generation }],
+      steps: [100],
+      stepSeconds: 60,
+      bakeSeconds: 3600,
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+
+    // The sealed new value altered at rest, in the entry's slot and in the rollout: it no longer opens.
+    const db = server.internals.database.db;
+    const alter = (text: string) =>
+      text.replace(/"sealedValue":"([^"]+)"/g, (_all, sealed: string) => {
+        const parts = sealed.split('.');
+        const bytes = Buffer.from(parts[4] ?? '', 'base64url');
+        bytes[0] = (bytes[0] ?? 0) ^ 1;
+        parts[4] = bytes.toString('base64url');
+        return `"sealedValue":"${parts.join('.')}"`;
+      });
+    const slot = await db.selectFrom('entries').select('rollout').where('id', '=', secret.body.id).executeTakeFirst();
+    const stored = await db.selectFrom('rollouts').select('changes').where('id', '=', id).executeTakeFirst();
+    expect(slot?.rollout).toContain('sealedValue');
+    await db
+      .updateTable('entries')
+      .set({ rollout: alter(slot?.rollout ?? '') })
+      .where('id', '=', secret.body.id)
+      .execute();
+    await db
+      .updateTable('rollouts')
+      .set({ changes: alter(stored?.changes ?? '') })
+      .where('id', '=', id)
+      .execute();
+
+    const promoted = await admin.post(`${rollouts}/${id}/promote`);
+    expect(promoted.status, promoted.text).toBe(409);
+    expect(promoted.body.detail).toContain('Altered:Key cannot be decrypted');
+    expect((await admin.get(`${rollouts}/${id}`)).body.status).toBe('baking');
+
+    // Due now: the scheduler rolls it back, saying why.
+    await db.updateTable('rollouts').set({ next_at: 0 }).where('id', '=', id).execute();
+    for (let waited = 0; (await admin.get(`${rollouts}/${id}`)).body.status !== 'rolled_back'; waited += 50) {
+      if (waited > 10_000) throw new Error('the rollout was not rolled back');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await admin.get(`${rollouts}/${id}`)).body.reason).toContain('Altered:Key cannot be decrypted');
+    // The entry kept its own value, two generations on.
+    const base = `/api/configentries/${serviceId}/${versionId}`;
+    expect((await admin.post(`${base}/${secret.body.id}/reveal`)).body.rawValue).toBe('kept-secret');
+    const entry = (await admin.get(base)).body.find((e: { id: string }) => e.id === secret.body.id);
+    expect(entry.generation).toBe(secret.body.generation + 2);
+    expect(entry.unreadable ?? false).toBe(false);
+  });
+
+  it('rolls back an entry whose own value it cannot decrypt without writing over that value', async () => {
+    const secret = await admin.post(`/api/configentries/${serviceId}/${versionId}`, {
+      key: 'Altered:Own',
+      valueType: ValueType.STRING,
+      rawValue: 'own-secret',
+      isSecret: true,
+    });
+    const rollouts = `/api/configversions/${serviceId}/${versionId}/rollouts`;
+    const created = await admin.post(rollouts, {
+      changes: [{ id: secret.body.id, rawValue: 'next-secret', generation: secret.body.generation }],
+      steps: [100],
+      stepSeconds: 60,
+      bakeSeconds: 3600,
+    });
+    expect(created.status, created.text).toBe(201);
+    const db = server.internals.database.db;
+    const row = await db.selectFrom('entries').select('raw_value').where('id', '=', secret.body.id).executeTakeFirst();
+    const parts = (row?.raw_value ?? '').split('.');
+    const bytes = Buffer.from(parts[4] ?? '', 'base64url');
+    bytes[0] = (bytes[0] ?? 0) ^ 1;
+    parts[4] = bytes.toString('base64url');
+    const altered = parts.join('.');
+    await db.updateTable('entries').set({ raw_value: altered }).where('id', '=', secret.body.id).execute();
+
+    const rolledBack = await admin.post(`${rollouts}/${created.body.id}/rollback`);
+    expect(rolledBack.status, rolledBack.text).toBe(200);
+    // Still the same sealed text (should the right key come back, it opens), not "no value".
+    const after = await db
+      .selectFrom('entries')
+      .select(['raw_value', 'rollout', 'generation'])
+      .where('id', '=', secret.body.id)
+      .executeTakeFirst();
+    expect(after).toMatchObject({ raw_value: altered, rollout: null, generation: secret.body.generation + 2 });
+    const entry = (await admin.get(`/api/configentries/${serviceId}/${versionId}`)).body.find(
+      (e: { id: string }) => e.id === secret.body.id,
+    );
+    expect(entry).toMatchObject({ unreadable: true, generation: secret.body.generation + 2 });
+  });
 });
