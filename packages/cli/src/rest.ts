@@ -34,8 +34,8 @@ function unreachable(server: string): Middleware {
 /**
  * The data of a successful answer. Any other answer throws a CliError with the server's detail, its
  * field errors and the exit code of the status. A 409 ends with `conflictHint` (by default: read
- * again and retry; another for conflicts that reading again does not resolve), or, when a running
- * rollout holds the entry, with how to see that rollout.
+ * again and retry; another, or none, for conflicts that reading again does not resolve), or, when a
+ * running rollout holds the entry, with how to see that rollout.
  */
 export async function unwrap<T>(
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
@@ -53,7 +53,9 @@ export async function unwrap<T>(
         : problem.rolloutId
           ? // Held by a running rollout: reading again changes nothing until it ends.
             ` See it with \`realtime-config rollout status -s <service> -v <version> ${problem.rolloutId}\`.`
-          : ` ${conflictHint}`;
+          : conflictHint
+            ? ` ${conflictHint}`
+            : '';
   const message = `${problem.detail ?? problem.title ?? `The server answered ${status}.`}${hint}`;
   throw new CliError(message, exitCodeOfStatus(status), { ...problem.errors, ...violationLines(problem) });
 }

@@ -206,6 +206,9 @@ export function reviewCommands(program: Command, globals: () => GlobalOptions): 
             params: { path: { ...path, changeRequestId: id } },
             ...(body ? { body } : {}),
           }),
+          // A review step's 409 (approvals missing, stale, closed) says itself what to do: reading
+          // the request again changes none of it.
+          '',
         ),
       );
       ctx.out.result(done, () =>
