@@ -12,3 +12,15 @@ export function newMasterKeyFile(): string {
   createMasterKeyFile(keyFile);
   return keyFile;
 }
+
+/**
+ * A sealed value (dot-separated, its ciphertext in the fifth part) with one bit of the ciphertext
+ * flipped: what an alteration at rest looks like. The server can no longer open it.
+ */
+export function alteredSealed(sealed: string): string {
+  const parts = sealed.split('.');
+  const bytes = Buffer.from(parts[4] ?? '', 'base64url');
+  bytes[0] = (bytes[0] ?? 0) ^ 1;
+  parts[4] = bytes.toString('base64url');
+  return parts.join('.');
+}

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMasterKeyFile } from '../../platform/envelope-cipher.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '@realtime-config/test-support/test-databases';
 import { startTestServer, type ApiClient, type TestServer } from '@realtime-config/test-support/test-server';
+import { alteredSealed } from '@realtime-config/test-support/master-key';
 
 const STRING = 1;
 
@@ -161,13 +162,9 @@ describe.each(databaseKinds)('master keys on %s', (kind) => {
       .select('raw_value')
       .where('id', '=', ids[0] as string)
       .executeTakeFirst();
-    const parts = (row?.raw_value ?? '').split('.');
-    const ciphertext = Buffer.from(parts[4] ?? '', 'base64url');
-    ciphertext[0] = (ciphertext[0] ?? 0) ^ 1;
-    parts[4] = ciphertext.toString('base64url');
     await db
       .updateTable('entries')
-      .set({ raw_value: parts.join('.') })
+      .set({ raw_value: alteredSealed(row?.raw_value ?? '') })
       .where('id', '=', ids[0] as string)
       .execute();
 

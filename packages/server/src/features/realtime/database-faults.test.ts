@@ -12,6 +12,7 @@ import {
 } from '@realtime-config/test-support/server-process';
 import { postgresUrl } from '@realtime-config/test-support/test-databases';
 import { ADMIN_PASSWORD, ApiClient } from '@realtime-config/test-support/test-server';
+import { until as waitUntil } from '@realtime-config/test-support/until';
 
 /**
  * PostgreSQL going away under a running service (restart, terminated connections, a stop, a crash)
@@ -22,13 +23,9 @@ import { ADMIN_PASSWORD, ApiClient } from '@realtime-config/test-support/test-se
 const KEYS = ['Fault:A', 'Fault:B', 'Fault:C', 'Fault:D'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
+/** Background work here takes longer than the default wait. */
+const until = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) =>
+  waitUntil(condition, what, timeoutMs);
 
 const serverArgs = (port: number, url: string) => serverProcessArgs(port, [`--Database:Url=${url}`]);
 

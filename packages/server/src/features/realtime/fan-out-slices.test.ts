@@ -4,13 +4,7 @@ import { startTestServer, type ApiClient, type TestServer } from '@realtime-conf
 import type { EventBatch } from './event-batch.js';
 import { ITEMS_PER_TURN as STREAMS_PER_TURN } from '../../platform/turns.js';
 import { Subscriptions, type Subscription, type SubscriberSink } from './subscriptions.js';
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 10_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { until } from '@realtime-config/test-support/until';
 
 /**
  * A burst of changes goes to the streams of a version a slice per turn of the event loop (Node's

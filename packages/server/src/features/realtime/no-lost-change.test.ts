@@ -28,6 +28,7 @@ import {
 import { createTestDatabase, databaseKinds } from '@realtime-config/test-support/test-databases';
 import { ADMIN_PASSWORD, ApiClient, type ApiResponse } from '@realtime-config/test-support/test-server';
 import { seededRandom } from '@realtime-config/test-support/seeded-random';
+import { until } from '@realtime-config/test-support/until';
 
 /**
  * The promise of the change stream, tested the hard way: a subscriber that reconnects with the
@@ -49,14 +50,6 @@ const STRING = 1;
 
 const keyName = (i: number): string => `App:Key${String(i).padStart(2, '0')}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
 
 interface Run {
   readonly baseUrl: string;

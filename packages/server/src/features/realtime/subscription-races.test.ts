@@ -13,6 +13,7 @@ import type { EventBatch } from './event-batch.js';
 import { createGrpcAuthorizer } from './grpc-authorizer.js';
 import { Subscriptions, type SubscriberSink } from './subscriptions.js';
 import { VersionSnapshots } from './version-snapshots.js';
+import { until } from '@realtime-config/test-support/until';
 
 /**
  * The real storage and change hub of a running server, with one read held at a point the test
@@ -33,13 +34,6 @@ class RecordingSink implements SubscriberSink {
   }
   end(code: 'NOT_FOUND' | 'UNAVAILABLE', message: string): void {
     this.ended = { code, message };
-  }
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 20) {
-    if (waited > 10_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

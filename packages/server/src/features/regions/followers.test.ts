@@ -16,6 +16,7 @@ import {
 } from '@realtime-config/test-support/realtime-fixtures';
 import type { TestDatabase } from '@realtime-config/test-support/test-databases';
 import { ADMIN_PASSWORD, ApiClient, startTestServer, type TestServer } from '@realtime-config/test-support/test-server';
+import { until as waitUntil } from '@realtime-config/test-support/until';
 
 /**
  * Regions (docs/regions.md): a primary and a hot standby of its own (pg_basebackup -R, streaming
@@ -31,13 +32,9 @@ if (!pgBinaries) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
+/** Background work here takes longer than the default wait. */
+const until = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) =>
+  waitUntil(condition, what, timeoutMs);
 
 const clusterDatabase = (cluster: PgCluster): TestDatabase => ({
   name: 'postgres',

@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ValueType } from '@realtime-config/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient } from '@realtime-config/test-support/grpc-client';
-import { newMasterKeyFile } from '@realtime-config/test-support/master-key';
+import { alteredSealed, newMasterKeyFile } from '@realtime-config/test-support/master-key';
 import { registerVersion } from '@realtime-config/test-support/realtime-fixtures';
 import { receivedOf } from '@realtime-config/test-support/rollout-fixtures';
 import { databaseKinds } from '@realtime-config/test-support/test-databases';
@@ -120,13 +120,7 @@ describe.each(databaseKinds)('a rollout of a secret (%s)', (kind) => {
     // The sealed new value altered at rest, in the entry's slot and in the rollout: it no longer opens.
     const db = server.internals.database.db;
     const alter = (text: string) =>
-      text.replace(/"sealedValue":"([^"]+)"/g, (_all, sealed: string) => {
-        const parts = sealed.split('.');
-        const bytes = Buffer.from(parts[4] ?? '', 'base64url');
-        bytes[0] = (bytes[0] ?? 0) ^ 1;
-        parts[4] = bytes.toString('base64url');
-        return `"sealedValue":"${parts.join('.')}"`;
-      });
+      text.replace(/"sealedValue":"([^"]+)"/g, (_all, sealed: string) => `"sealedValue":"${alteredSealed(sealed)}"`);
     const slot = await db.selectFrom('entries').select('rollout').where('id', '=', secret.body.id).executeTakeFirst();
     const stored = await db.selectFrom('rollouts').select('changes').where('id', '=', id).executeTakeFirst();
     expect(slot?.rollout).toContain('sealedValue');
@@ -178,11 +172,7 @@ describe.each(databaseKinds)('a rollout of a secret (%s)', (kind) => {
     expect(created.status, created.text).toBe(201);
     const db = server.internals.database.db;
     const row = await db.selectFrom('entries').select('raw_value').where('id', '=', secret.body.id).executeTakeFirst();
-    const parts = (row?.raw_value ?? '').split('.');
-    const bytes = Buffer.from(parts[4] ?? '', 'base64url');
-    bytes[0] = (bytes[0] ?? 0) ^ 1;
-    parts[4] = bytes.toString('base64url');
-    const altered = parts.join('.');
+    const altered = alteredSealed(row?.raw_value ?? '');
     await db.updateTable('entries').set({ raw_value: altered }).where('id', '=', secret.body.id).execute();
 
     const rolledBack = await admin.post(`${rollouts}/${created.body.id}/rollback`);
