@@ -63,6 +63,13 @@ function storedValue(cipher: SecretCipher, rawValue: string | null, isSecret: bo
 /** An override as stored: a secret's value sealed, as `sealedValue` (the rule of stored JSON, sealed-json.ts). */
 type StoredOverride = { labels: Record<string, string>; rawValue: string | null; sealedValue?: string };
 
+/**
+ * The sealed text of each override read as unreadable (openedOverrides), by the override object
+ * read: written back unchanged (a value set writes an entry's overrides again), it stays as it was
+ * stored, never "no value", and opens again if the key that sealed it comes back.
+ */
+const unopened = new WeakMap<EntryOverride, string>();
+
 /** Overrides as stored: JSON text, a secret's values sealed; null for none. */
 export function storedOverrides(
   cipher: SecretCipher,
@@ -71,6 +78,8 @@ export function storedOverrides(
 ): string | null {
   if (overrides.length === 0) return null;
   const stored = overrides.map((o): StoredOverride => {
+    const kept = isSecret ? unopened.get(o) : undefined;
+    if (kept !== undefined) return { labels: { ...o.labels }, rawValue: null, sealedValue: kept };
     const value = storedValue(cipher, o.rawValue, isSecret);
     return isSecret && value !== null
       ? { labels: { ...o.labels }, rawValue: null, sealedValue: value }
@@ -82,11 +91,12 @@ export function storedOverrides(
 /** Overrides as the application reads them: a secret's opened, or unreadable as its value would be. */
 export function openedOverrides(cipher: SecretCipher, text: string | null): EntryOverride[] {
   if (text === null) return [];
-  return (JSON.parse(text) as StoredOverride[]).map((o) =>
-    o.sealedValue === undefined
-      ? { labels: o.labels, rawValue: o.rawValue }
-      : { labels: o.labels, ...openedValue(cipher, o.sealedValue, true) },
-  );
+  return (JSON.parse(text) as StoredOverride[]).map((o) => {
+    if (o.sealedValue === undefined) return { labels: o.labels, rawValue: o.rawValue };
+    const opened: EntryOverride = { labels: o.labels, ...openedValue(cipher, o.sealedValue, true) };
+    if (opened.unreadable) unopened.set(opened, o.sealedValue);
+    return opened;
+  });
 }
 
 /** A rollout slot as stored: a secret's new value sealed, as `sealedValue`. */

@@ -188,4 +188,46 @@ describe.each(databaseKinds)('master keys on %s', (kind) => {
     expect(exported.body.detail).toContain('Tampered cannot be decrypted');
     expect((await admin.post(`${base}/${ids[1]}/reveal`)).body.rawValue).toBe('other-secret');
   });
+
+  it('keeps an override value it cannot decrypt as stored when the entry is written again', async () => {
+    const database = await lastingDatabase(kind);
+    databases.push(database);
+    const server = await start(database, [`--Secrets:MasterKeyFile=${keyFile()}`]);
+    const admin = await server.admin();
+    const { base, ids } = await secretVersion(admin, [{ key: 'Token', rawValue: 'default-token', isSecret: true }]);
+    const id = ids[0] as string;
+    const overridden = await admin.put(`${base}/${id}/overrides`, {
+      overrides: [
+        { labels: { region: 'eu' }, rawValue: 'eu-token' },
+        { labels: { region: 'us' }, rawValue: 'us-token' },
+      ],
+      generation: 1,
+    });
+    expect(overridden.status, overridden.text).toBe(200);
+    const db = server.internals.database.db;
+    const stored = await db.selectFrom('entries').select('overrides').where('id', '=', id).executeTakeFirst();
+    // The eu override's sealed value altered at rest; the us one intact.
+    const [eu, us] = JSON.parse(stored?.overrides ?? '[]') as Array<{ sealedValue: string }>;
+    const altered = alteredSealed(eu?.sealedValue ?? '');
+    await db
+      .updateTable('entries')
+      .set({ overrides: JSON.stringify([{ ...eu, sealedValue: altered }, us]) })
+      .where('id', '=', id)
+      .execute();
+
+    // A value set writes the entry's overrides again: the one it cannot open stays as it was.
+    const set = await admin.put(`${base}/set`, [
+      { id, rawValue: 'new-default', generation: overridden.body.generation },
+    ]);
+    expect(set.status, set.text).toBe(200);
+    const after = await db.selectFrom('entries').select('overrides').where('id', '=', id).executeTakeFirst();
+    const kept = JSON.parse(after?.overrides ?? '[]') as Array<{ labels: object; sealedValue: string }>;
+    expect(kept.map((o) => o.labels)).toEqual([{ region: 'eu' }, { region: 'us' }]);
+    expect(kept[0]?.sealedValue).toBe(altered);
+    const resolved = await admin.get(
+      `${base.replace('configentries', 'configversions')}/resolve?labels=${encodeURIComponent('region=us')}`,
+    );
+    expect(resolved.status, resolved.text).toBe(200);
+    expect((await admin.post(`${base}/${id}/reveal`)).body.rawValue).toBe('new-default');
+  });
 });
