@@ -70,13 +70,18 @@ export interface PresenceStore {
    * most `maxAgeMicros` old, other instances' only.
    */
   listVersion(versionId: string, maxAgeMicros: number, exceptServer: string, limit: number): Promise<PresenceRecord[]>;
-  /** Counts the same streams as listVersion, all of them, and those up to date by `isUpToDate`. */
-  countVersion(
+  /**
+   * The same streams as listVersion (`limit` ≥ 1 of them), with how many there are in all and how
+   * many are up to date by `isUpToDate`: one read, so the list and the counts agree while other
+   * instances add and remove rows.
+   */
+  fleetOfVersion(
     versionId: string,
     maxAgeMicros: number,
     exceptServer: string,
+    limit: number,
     newest: NewestChanges,
-  ): Promise<PresenceCount>;
+  ): Promise<PresenceCount & { readonly records: PresenceRecord[] }>;
   /** Deletes the streams of instances whose heartbeat is older than `maxAgeMicros` (they died); returns how many. */
   removeExpired(maxAgeMicros: number): Promise<number>;
   /** Deletes every row of a server instance (it shuts down). */

@@ -135,23 +135,30 @@ export function createPresenceStore(db: Kysely<DatabaseSchema>, dialect: Dialect
         .execute();
       return rows.map(toRecord);
     },
-    async countVersion(versionId, maxAgeMicros, exceptServer, newest) {
+    async fleetOfVersion(versionId, maxAgeMicros, exceptServer, limit, newest) {
       // isUpToDate (core/presence.ts) in SQL: what the stream has reaches the newest change of its
       // audience; a row without an audience (an older release's) is measured against every change.
       const newestOfStream = sql`(case when stream_presence.audience = 'public'
         then cast(${newest.public} as bigint) else cast(${newest.secrets} as bigint) end)`;
-      const row = await versionStreams(versionId, maxAgeMicros, exceptServer)
-        .select((eb) => [
-          eb.fn.countAll<number | string | bigint>().as('total'),
-          eb.fn
-            .sum<number | string | bigint | null>(
-              sql`case when stream_presence.resumed_from >= ${newestOfStream}
-                or coalesce(stream_presence.last_event, 0) >= ${newestOfStream} then 1 else 0 end`,
-            )
-            .as('up_to_date'),
+      const upToDate = sql`case when stream_presence.resumed_from >= ${newestOfStream}
+        or coalesce(stream_presence.last_event, 0) >= ${newestOfStream} then 1 else 0 end`;
+      // One statement, one snapshot: the counts are window aggregates over every row, taken before
+      // the limit, so they describe the very rows the list is the oldest of.
+      const rows = await versionStreams(versionId, maxAgeMicros, exceptServer)
+        .selectAll('stream_presence')
+        .select([
+          sql<number | string | bigint>`count(*) over ()`.as('fleet_total'),
+          sql<number | string | bigint | null>`sum(${upToDate}) over ()`.as('fleet_up_to_date'),
         ])
-        .executeTakeFirst();
-      return { total: Number(row?.total ?? 0), upToDate: Number(row?.up_to_date ?? 0) };
+        .orderBy('stream_presence.connected_at')
+        .limit(Math.max(1, limit))
+        .execute();
+      const first = rows[0];
+      return {
+        records: rows.slice(0, limit).map(toRecord),
+        total: Number(first?.fleet_total ?? 0),
+        upToDate: Number(first?.fleet_up_to_date ?? 0),
+      };
     },
     async removeExpired(maxAgeMicros) {
       const cutoff = sql<number>`${now()} - ${maxAgeMicros}`;

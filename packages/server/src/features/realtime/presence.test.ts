@@ -77,6 +77,54 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
     expect(await listed(other, 'v1')).toEqual([]);
   });
 
+  it('reads the list and the counts of another instance in one snapshot while that instance adds and removes rows', async () => {
+    const store = createPresenceStore(database.db, database.dialect);
+    await store.heartbeat('adder');
+    const row = (no: number) => ({
+      serverInstance: 'adder',
+      streamNo: no,
+      serviceId: 's',
+      versionId: 'v-race',
+      instanceId: `app-${no}`,
+      sdk: null,
+      userAgent: null,
+      address: null,
+      labels: [],
+      connectedAt: 1000 + no,
+      resumedFrom: 0,
+      lastEvent: null,
+      audience: 'public' as const,
+    });
+    const newest = { secrets: 0, public: 0 };
+    const maxAge = PRESENCE_EXPIRY_MS * 1000;
+    const limit = 50;
+    for (let round = 0; round < 5; round++) {
+      let writing = true;
+      const writer = (async () => {
+        // 120 streams a few at a time, then half of them gone again, while the reader reads.
+        for (let no = 0; no < 120; no += 4) await store.add([0, 1, 2, 3].map((k) => row(no + k)));
+        for (let no = 0; no < 60; no += 6)
+          await store.remove(
+            'adder',
+            [0, 1, 2, 3, 4, 5].map((k) => no + k),
+          );
+        writing = false;
+      })();
+      const seen: string[] = [];
+      while (writing) {
+        const fleet = await store.fleetOfVersion('v-race', maxAge, 'reader', limit, newest);
+        if (fleet.records.length !== Math.min(fleet.total, limit) || fleet.upToDate !== fleet.total) {
+          seen.push(`${fleet.records.length} listed, ${fleet.total} in all, ${fleet.upToDate} up to date`);
+        }
+      }
+      await writer;
+      expect(seen).toEqual([]);
+      await store.removeServer('adder');
+      await store.heartbeat('adder');
+    }
+    await store.removeServer('adder');
+  });
+
   it('counts the streams up to date by the newest change of their audience (an older release’s rows by every change) and lists the oldest', async () => {
     const store = createPresenceStore(database.db, database.dialect);
     await store.heartbeat('writer');
@@ -105,16 +153,24 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
     ]);
     const newest = { secrets: 200, public: 100 };
     const maxAge = PRESENCE_EXPIRY_MS * 1000;
-    expect(await store.countVersion('v3', maxAge, 'reader', newest)).toEqual({ total: 6, upToDate: 3 });
-    const all = await store.listVersion('v3', maxAge, 'reader', 100);
-    expect(all.filter((r) => isUpToDate(r, newest)).map((r) => r.streamNo)).toEqual([1, 4, 5]); // the same rule
-    expect((await store.listVersion('v3', maxAge, 'reader', 4)).map((r) => [r.streamNo, r.audience])).toEqual([
+    const all = await store.fleetOfVersion('v3', maxAge, 'reader', 100, newest);
+    expect(all).toMatchObject({ total: 6, upToDate: 3 });
+    expect(all.records.filter((r) => isUpToDate(r, newest)).map((r) => r.streamNo)).toEqual([1, 4, 5]); // the same rule
+    // The oldest 4, and still the counts of all 6 (one read gives both).
+    const oldest = await store.fleetOfVersion('v3', maxAge, 'reader', 4, newest);
+    expect(oldest.records.map((r) => [r.streamNo, r.audience])).toEqual([
       [1, 'public'],
       [2, 'secrets'],
       [3, null],
       [4, 'secrets'],
     ]);
-    expect(await store.countVersion('v3', maxAge, 'writer', newest)).toEqual({ total: 0, upToDate: 0 });
+    expect(oldest).toMatchObject({ total: 6, upToDate: 3 });
+    expect((await store.listVersion('v3', maxAge, 'reader', 4)).map((r) => r.streamNo)).toEqual([1, 2, 3, 4]);
+    expect(await store.fleetOfVersion('v3', maxAge, 'writer', 100, newest)).toEqual({
+      records: [],
+      total: 0,
+      upToDate: 0,
+    });
     await store.removeServer('writer');
   });
 

@@ -185,11 +185,10 @@ export class StreamPresence {
     const { store, serverInstance } = this.options;
     if (store) {
       const maxAge = PRESENCE_EXPIRY_MS * 1000;
-      const remote = await store.listVersion(versionId, maxAge, serverInstance, limit);
-      const counted = await store.countVersion(versionId, maxAge, serverInstance, newest);
-      oldest.push(...remote);
-      total += counted.total;
-      upToDate += counted.upToDate;
+      const remote = await store.fleetOfVersion(versionId, maxAge, serverInstance, limit, newest);
+      oldest.push(...remote.records);
+      total += remote.total;
+      upToDate += remote.upToDate;
     }
     const streams = oldest
       .sort(byConnectedAt)
