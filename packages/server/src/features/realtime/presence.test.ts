@@ -12,6 +12,26 @@ import type { StreamClient } from './stream-client.js';
 const client: StreamClient = { instanceId: 'app-1', sdk: null, userAgent: null, address: '10.0.0.7', labels: [] };
 const silent = { warn: () => undefined };
 
+/** A stream row of `serverInstance` on `versionId`, stream `no`, connected at 1000 + no. */
+const presenceRow = (
+  serverInstance: string,
+  versionId: string,
+  no: number,
+  state: Pick<PresenceRecord, 'audience' | 'lastEvent' | 'resumedFrom'>,
+): PresenceRecord => ({
+  serverInstance,
+  streamNo: no,
+  serviceId: 's',
+  versionId,
+  instanceId: `app-${no}`,
+  sdk: null,
+  userAgent: null,
+  address: null,
+  labels: [],
+  connectedAt: 1000 + no,
+  ...state,
+});
+
 describe.each(databaseKinds)('stream presence shared through the database (%s)', (kind) => {
   let opened: OpenedTestDatabase;
   let database: Database;
@@ -80,21 +100,8 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
   it('reads the list and the counts of another instance in one snapshot while that instance adds and removes rows', async () => {
     const store = createPresenceStore(database.db, database.dialect);
     await store.heartbeat('adder');
-    const row = (no: number) => ({
-      serverInstance: 'adder',
-      streamNo: no,
-      serviceId: 's',
-      versionId: 'v-race',
-      instanceId: `app-${no}`,
-      sdk: null,
-      userAgent: null,
-      address: null,
-      labels: [],
-      connectedAt: 1000 + no,
-      resumedFrom: 0,
-      lastEvent: null,
-      audience: 'public' as const,
-    });
+    const row = (no: number) =>
+      presenceRow('adder', 'v-race', no, { audience: 'public', lastEvent: null, resumedFrom: 0 });
     const newest = { secrets: 0, public: 0 };
     const maxAge = PRESENCE_EXPIRY_MS * 1000;
     const limit = 50;
@@ -128,21 +135,8 @@ describe.each(databaseKinds)('stream presence shared through the database (%s)',
   it('counts the streams up to date by the newest change of their audience (an older release’s rows by every change) and lists the oldest', async () => {
     const store = createPresenceStore(database.db, database.dialect);
     await store.heartbeat('writer');
-    const row = (no: number, audience: PresenceRecord['audience'], lastEvent: number | null, resumedFrom = 0) => ({
-      serverInstance: 'writer',
-      streamNo: no,
-      serviceId: 's',
-      versionId: 'v3',
-      instanceId: `app-${no}`,
-      sdk: null,
-      userAgent: null,
-      address: null,
-      labels: [],
-      connectedAt: 1000 + no,
-      resumedFrom,
-      lastEvent,
-      audience,
-    });
+    const row = (no: number, audience: PresenceRecord['audience'], lastEvent: number | null, resumedFrom = 0) =>
+      presenceRow('writer', 'v3', no, { audience, lastEvent, resumedFrom });
     await store.add([
       row(6, 'public', 50), // behind the public change at 100
       row(1, 'public', 150), // has every change a stream without secrets receives

@@ -50,12 +50,17 @@ const request = (overrides: Partial<ChangeRequest>): ChangeRequest => ({
   ...overrides,
 });
 
-function buttonsOf(cr: ChangeRequest, me: Me, access: ServiceAccess): string[] {
-  const { unmount } = renderInTheme(
+/** The card of a request of a protected version, as `me` with `access` sees it. */
+function renderCard(cr: ChangeRequest, me: Me, access: ServiceAccess) {
+  return renderInTheme(
     <QueryClientProvider client={new QueryClient()}>
       <ChangeRequestCard request={cr} serviceId="s1" versionId="v1" me={me} access={access} isProtected />
     </QueryClientProvider>,
   );
+}
+
+function buttonsOf(cr: ChangeRequest, me: Me, access: ServiceAccess): string[] {
+  const { unmount } = renderCard(cr, me, access);
   const card = screen.getByRole('article', { name: cr.title });
   const names = within(card)
     .queryAllByRole('button')
@@ -97,18 +102,7 @@ describe('the steps a change request offers', () => {
       closedBy: 'olga',
       rolloutId: '4f1c2b9e-0000-4000-8000-000000000001',
     });
-    renderInTheme(
-      <QueryClientProvider client={new QueryClient()}>
-        <ChangeRequestCard
-          request={rolledOut}
-          serviceId="s1"
-          versionId="v1"
-          me={person('olga')}
-          access={editor}
-          isProtected
-        />
-      </QueryClientProvider>,
-    );
+    renderCard(rolledOut, person('olga'), editor);
     const card = screen.getByRole('article', { name: rolledOut.title });
     expect(card.textContent).toContain('applied as a rollout: its progress is under Rollouts');
     expect(card.textContent).not.toContain('4f1c2b9e');
@@ -167,18 +161,7 @@ describe('the steps a change request offers', () => {
       status: 'approved',
       approvals: [{ userId: 'olga', userName: 'olga', approvedAt: '2026-11-26T09:41:12.000000Z' }],
     });
-    renderInTheme(
-      <QueryClientProvider client={new QueryClient()}>
-        <ChangeRequestCard
-          request={approved}
-          serviceId="s1"
-          versionId="v1"
-          me={person('erin')}
-          access={editor}
-          isProtected
-        />
-      </QueryClientProvider>,
-    );
+    renderCard(approved, person('erin'), editor);
     const card = screen.getByRole('article', { name: 'Longer timeout' });
     await userEvent.click(within(card).getByRole('button', { name: 'Apply as rollout…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Roll out “Longer timeout”' });
