@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ValueType } from '@realtime-config/protocol';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcTestClient, type Subscription } from '@realtime-config/test-support/grpc-client';
 import { entriesByKey, registerVersion, type RestEntry } from '@realtime-config/test-support/realtime-fixtures';
@@ -52,11 +53,14 @@ describe.each(databaseKinds)('rollout safety (%s)', (kind) => {
       ? Promise.resolve(onDisk(mkdtempSync(path.join(tmpdir(), 'rc-rollouts-'))))
       : createTestDatabase(kind);
 
+  // What the server logs, for the scheduler's warnings.
+  const logLines: string[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void logLines.push(line) });
   const start = async () =>
     startTestServer({
       database: await database,
       args: ['--Rollouts:TickMilliseconds=20', '--Webhooks:AllowPrivateNetworks=true'],
-      deps: { clock },
+      deps: { clock, logger },
     });
 
   beforeAll(async () => {
@@ -214,6 +218,60 @@ describe.each(databaseKinds)('rollout safety (%s)', (kind) => {
       expect(await entry('Crashy')).toMatchObject({ rawValue: crashy.rawValue, generation: crashy.generation + 2 });
     } finally {
       for (const s of streams.values()) s.cancel();
+    }
+  });
+
+  it('moves every other due rollout when one cannot move, and logs that one once', async () => {
+    // A version of its own: one of its entries is broken at rest below.
+    const ownVersion = await registerVersion(grpcClient, serviceId, '3.0.0', [
+      { key: 'Broken', value: 'b1' },
+      { key: 'Fine', value: 'f1' },
+    ]);
+    const rollouts = `/api/configversions/${serviceId}/${ownVersion}/rollouts`;
+    const entries = await entriesByKey(admin, serviceId, ownVersion);
+    const startOne = async (key: string, rawValue: string) => {
+      const e = entries[key] as RestEntry;
+      const created = await admin.post(rollouts, {
+        changes: [{ id: e.id, rawValue, generation: e.generation }],
+        steps: [50, 100],
+        stepSeconds: 3600,
+        bakeSeconds: 3600,
+      });
+      expect(created.status, created.text).toBe(201);
+      return created.body.id as string;
+    };
+    const broken = await startOne('Broken', 'b2');
+    const fine = await startOne('Fine', 'f2');
+    // The broken one's entry slot is unreadable JSON: moving it fails every time. Both are due, it first.
+    const db = server.internals.database.db;
+    const slot = await db
+      .selectFrom('entries')
+      .select('rollout')
+      .where('id', '=', (entries.Broken as RestEntry).id)
+      .executeTakeFirst();
+    await db
+      .updateTable('entries')
+      .set({ rollout: '{not json' })
+      .where('id', '=', (entries.Broken as RestEntry).id)
+      .execute();
+    logLines.length = 0;
+    await db.updateTable('rollouts').set({ next_at: 0 }).where('id', '=', broken).execute();
+    await db.updateTable('rollouts').set({ next_at: 1 }).where('id', '=', fine).execute();
+    try {
+      const moved = await untilRollout<Rollout>(admin, `${rollouts}/${fine}`, (r) => r.step === 1);
+      expect(moved.status).toBe('baking');
+      // Many more ticks (20 ms each) go by: the broken one is tried at each, and logged once.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const warnings = logLines.filter((l) => l.includes('moving a rollout failed') && l.includes(broken));
+      expect(warnings).toHaveLength(1);
+      expect((await admin.get(`${rollouts}/${broken}`)).body).toMatchObject({ status: 'running', step: 0 });
+    } finally {
+      await db
+        .updateTable('entries')
+        .set({ rollout: slot?.rollout ?? null })
+        .where('id', '=', (entries.Broken as RestEntry).id)
+        .execute();
+      for (const id of [broken, fine]) await admin.post(`${rollouts}/${id}/rollback`);
     }
   });
 
