@@ -15,7 +15,7 @@ import { Pool } from 'undici';
 import { RealtimeConfigProvider } from '../../openfeature/src/index.js';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, percentile, runMain } from './realtime/common.js';
 import { getConfigTable, runGetConfig } from './realtime/getconfig.js';
-import { RestClient, sqliteDatabase, startServer } from './realtime/server.js';
+import { startSignedIn } from './realtime/server.js';
 
 const args = parseArgs(process.argv.slice(2));
 const seconds = Number(args.get('seconds') ?? 10);
@@ -94,13 +94,7 @@ async function inProcess(url: string, serviceId: string, apiKey: string) {
 const keyOf = (i: number) => `App:Section${String(i % 10).padStart(2, '0')}:Setting${String(i).padStart(3, '0')}`;
 
 runMain(async () => {
-  const server = await startServer({
-    name: 'ofrep',
-    database: sqliteDatabase(),
-    adminPassword: randomBytes(12).toString('base64url'),
-  });
-  const rest = new RestClient(server);
-  await rest.signIn();
+  const { server, rest } = await startSignedIn({ name: 'ofrep' });
   const serviceId = await rest.createService(`ofrep-${randomBytes(4).toString('hex')}`);
   const versionId = await rest.createVersion(serviceId, LABEL);
   for (let i = 0; i < entries; i++) {

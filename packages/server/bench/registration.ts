@@ -7,13 +7,12 @@
  *
  *   npm run bench:registration        BENCH_REGISTRATION_SIZES="1000,5000" (default)
  */
-import { randomBytes } from 'node:crypto';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { CreateVersionRequestSchema, ValueType } from '@realtime-config/protocol';
 import { Client } from 'undici';
 import { fixed, log, machine, markdownTable, percentile, runMain } from './realtime/common.js';
 import { connectH2c, grpcFrame, grpcHeaders } from './realtime/grpc-wire.js';
-import { RestClient, sqliteDatabase, startServer, type ServerProcess } from './realtime/server.js';
+import { type ServerProcess, startSignedIn } from './realtime/server.js';
 
 const SIZES = (process.env.BENCH_REGISTRATION_SIZES ?? '1000,5000').split(',').map(Number);
 
@@ -83,13 +82,7 @@ function probe(server: ServerProcess) {
 
 async function main(): Promise<void> {
   log(`registration benchmark on ${machine()}`);
-  const server = await startServer({
-    name: 'registration',
-    database: sqliteDatabase(),
-    adminPassword: randomBytes(12).toString('hex'),
-  });
-  const rest = new RestClient(server);
-  await rest.signIn();
+  const { server, rest } = await startSignedIn({ name: 'registration' });
   const serviceId = await rest.createService(`registration-${Date.now()}`);
   const rows: string[][] = [];
 

@@ -16,7 +16,6 @@
  * etcd binary (etcd-baseline.ts). PostgreSQL figures:
  * pg-write.ts. Prints the figures; asserts nothing.
  */
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Client } from 'undici';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, rssBytes, runMain, sleep } from './common.js';
@@ -29,7 +28,8 @@ import {
   redisUrl as defaultRedisUrl,
   roomForClients,
 } from './redis-baseline.js';
-import { RestClient, sqliteDatabase, startServer, type ServerProcess } from './server.js';
+import type { RestClient } from './server.js';
+import { type ServerProcess, startSignedIn } from './server.js';
 import { SubscriberPool } from './subscriber-pool.js';
 
 const KEY = 'Bench:Seq';
@@ -163,13 +163,7 @@ runMain(async () => {
   const redisUrl = defaultRedisUrl();
   log(`Hot-path benchmark: subscribers ${sizes.join(', ')}, ${changes} changes each\n${machine()}`);
 
-  const server = await startServer({
-    name: 'A',
-    database: sqliteDatabase(),
-    adminPassword: randomBytes(12).toString('base64url'),
-  });
-  const rest = new RestClient(server);
-  await rest.signIn();
+  const { server, rest } = await startSignedIn({ name: 'A' });
   const redis = await connectRedis(redisUrl);
   if (!redis) log(`Redis baseline skipped: nothing answers at ${redisUrl}.`);
   const etcd = await startEtcd();

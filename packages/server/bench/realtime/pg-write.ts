@@ -11,11 +11,10 @@
  * driver sends without counting them. Round trip: `SELECT 1` on a connection of our own to the same
  * database; commit: an INSERT's COMMIT (waits for the WAL flush). Prints the figures; asserts nothing.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, runMain } from './common.js';
 import { figures, singleSetter, timeCalls } from './rest-timing.js';
-import { postgresAdminUrl, postgresDatabase, RestClient, scrapeMetrics, startServer } from './server.js';
+import { postgresAdminUrl, postgresDatabase, scrapeMetrics, startSignedIn } from './server.js';
 
 const QUERY_COUNT = 'db_query_duration_seconds_count';
 
@@ -37,9 +36,7 @@ runMain(async () => {
   const sets = Number(args.get('sets') ?? 1000);
   log(`PostgreSQL write benchmark: ${sets} sets of one value\n${machine()}`);
   const database = await postgresDatabase(adminUrl);
-  const server = await startServer({ name: 'A', database, adminPassword: randomBytes(12).toString('base64url') });
-  const rest = new RestClient(server);
-  await rest.signIn();
+  const { server, rest } = await startSignedIn({ name: 'A', database });
   const { set } = await singleSetter(rest);
   let n = 0;
   const write = () => set(`w-${n++}`);

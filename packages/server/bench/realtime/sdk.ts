@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { fixed, log, machine, markdownTable, nowMs, parseArgs, percentile, runMain, sleep } from './common.js';
 import { connectRedis, publishChange, redisUrl as defaultRedisUrl } from './redis-baseline.js';
-import { RestClient, sqliteDatabase, startServer } from './server.js';
+import { startSignedIn } from './server.js';
 import { SubscriberPool } from './subscriber-pool.js';
 
 const KEY = 'Bench:Seq';
@@ -57,13 +57,7 @@ runMain(async () => {
   const redisUrl = defaultRedisUrl();
   log(`SDK benchmark: ${changes} changes, 1 and ${many} clients\n${machine()}`);
 
-  const server = await startServer({
-    name: 'A',
-    database: sqliteDatabase(),
-    adminPassword: randomBytes(12).toString('base64url'),
-  });
-  const rest = new RestClient(server);
-  await rest.signIn();
+  const { server, rest } = await startSignedIn({ name: 'A' });
   const publish = await redisWriter(redisUrl);
 
   const scenarios: Scenario[] = [

@@ -341,3 +341,20 @@ export async function scrapeMetrics(server: ServerProcess): Promise<Map<string, 
   }
   return values;
 }
+
+/**
+ * One instance with an admin password of its own, and its REST API signed in as that admin: what
+ * most scripts start with. `database` is a fresh SQLite folder unless given.
+ */
+export async function startSignedIn(
+  options: Omit<StartOptions, 'adminPassword' | 'database'> & { readonly database?: BenchDatabase },
+): Promise<{ server: ServerProcess; rest: RestClient }> {
+  const server = await startServer({
+    ...options,
+    database: options.database ?? sqliteDatabase(),
+    adminPassword: randomBytes(12).toString('base64url'),
+  });
+  const rest = new RestClient(server);
+  await rest.signIn();
+  return { server, rest };
+}

@@ -28,7 +28,7 @@ import { cpuMs, fixed, log, machine, nowMs, parseArgs, runMain, sleep } from './
 import type { SubscriberIdentity } from './grpc-wire.js';
 import { connectRedis, publishChange, redisPid, redisUrl, roomForClients } from './redis-baseline.js';
 import { runRollouts, stepFigures, type RolloutPlan } from './rollout-steps.js';
-import { RestClient, sqliteDatabase, startServer } from './server.js';
+import { startSignedIn } from './server.js';
 import { SubscriberPool } from './subscriber-pool.js';
 import { setupFigures, targetingReport, Timeline, type Measured, type Setup } from './targeting-report.js';
 
@@ -64,13 +64,7 @@ runMain(async () => {
     `Targeting: ${subscribers} streams (${client} subscribers), ${changes} changes per setup in ${rounds} rounds\n${machine()}`,
   );
 
-  const server = await startServer({
-    name: 'A',
-    database: sqliteDatabase(),
-    adminPassword: randomBytes(12).toString('base64url'),
-  });
-  const rest = new RestClient(server);
-  await rest.signIn();
+  const { server, rest } = await startSignedIn({ name: 'A' });
   const serviceId = await rest.createService(`targeting-${randomBytes(4).toString('hex')}`);
   const versionId = await rest.createVersion(serviceId, '1.0.0');
   const entries = `/api/configentries/${serviceId}/${versionId}`;
